@@ -1,0 +1,73 @@
+// swift-tools-version: 6.1
+import CompilerPluginSupport
+import PackageDescription
+
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .executable(name: "strata", targets: ["strata"]),
+    ],
+    dependencies: [
+        // Macro implementations (@Entity, @Attribute, @Relationship, @Transient).
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
+        // SHA-256 for schema version hashes on every platform (CryptoKit is Apple-only).
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // The `strata` command-line tool.
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .macro(
+            name: "StrataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "Strata",
+            dependencies: [
+                "StrataMacros",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "strata",
+            dependencies: [
+                "Strata",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "StrataMacrosTests",
+            dependencies: [
+                "StrataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "strataTests",
+            dependencies: ["strata"],
+            swiftSettings: strictSwift6
+        ),
+    ]
+)

@@ -1,0 +1,85 @@
+import Foundation
+
+/// A `Sendable` identifier of one managed object, valid across contexts.
+///
+/// A new object has a *temporary* ID until it is saved; saving assigns a *permanent* ID made
+/// of the store's identifier and the row's primary key. IDs are the only way objects cross
+/// isolation domains: pass the ID, then look the object up in the other context.
+///
+/// Every ID has a URI form, `strata://<store>/<Entity>/p<key>` (temporary IDs:
+/// `strata://temporary/<Entity>/t<UUID>`), that survives archiving and can be turned back into
+/// an ID with ``init(uriRepresentation:)``.
+public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
+    enum Key: Sendable, Hashable, Codable {
+        case temporary(UUID)
+        case permanent(Int64)
+    }
+
+    /// The name of the object's entity.
+    public let entityName: String
+    /// The identifier of the store that holds the object; `nil` for temporary IDs.
+    public let storeIdentifier: String?
+    let key: Key
+
+    init(entityName: String, temporary uuid: UUID = UUID()) {
+        self.entityName = entityName
+        self.storeIdentifier = nil
+        self.key = .temporary(uuid)
+    }
+
+    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        self.key = .permanent(primaryKey)
+    }
+
+    /// Whether the object has not been saved yet.
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The row's primary key in its store, for permanent IDs.
+    public var primaryKey: Int64? {
+        if case .permanent(let value) = key { return value }
+        return nil
+    }
+
+    /// The URI form of the ID.
+    public var uriRepresentation: URL {
+        var components = URLComponents()
+        components.scheme = "strata"
+        switch key {
+        case .temporary(let uuid):
+            components.host = "temporary"
+            components.path = "/\(entityName)/t\(uuid.uuidString)"
+        case .permanent(let primaryKey):
+            components.host = storeIdentifier
+            components.path = "/\(entityName)/p\(primaryKey)"
+        }
+        // Entity names are identifiers and store identifiers UUID strings, so this always succeeds.
+        return components.url ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Creates an ID from its URI form; `nil` when `uri` is not a Strata object URI.
+    public init?(uriRepresentation uri: URL) {
+        guard uri.scheme == "strata", let host = uri.host, !host.isEmpty else { return nil }
+        let parts = uri.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 2, let tag = parts[1].first else { return nil }
+        let entityName = String(parts[0])
+        let rest = String(parts[1].dropFirst())
+        switch (host, tag) {
+        case ("temporary", "t"):
+            guard let uuid = UUID(uuidString: rest) else { return nil }
+            self.init(entityName: entityName, temporary: uuid)
+        case (_, "p"):
+            guard host != "temporary", let primaryKey = Int64(rest) else { return nil }
+            self.init(entityName: entityName, storeIdentifier: host, primaryKey: primaryKey)
+        default:
+            return nil
+        }
+    }
+
+    public var description: String { uriRepresentation.absoluteString }
+}
+

@@ -1,0 +1,506 @@
+import Foundation
+
+/// A validated set of entities: the model a container, context and store work with.
+///
+/// Creating a schema checks the whole model at once and reports every problem in one
+/// ``StrataError`` with code ``StrataError/Code/invalidSchema``: duplicate or reserved names,
+/// unknown or cyclic parents, unknown relationship destinations, missing or mismatched
+/// inverses, constraints and indexes on unknown properties, default values of the wrong type
+/// and inconsistent validation rules. Each problem is one entry in
+/// ``StrataError/details``, naming the entity and property.
+///
+/// A schema resolves what declarations leave implicit: inherited properties, and inverses
+/// named on one side only (or on neither side, when two relationships are the only ones between
+/// their entities).
+///
+/// ```swift
+/// let schema = try Schema([movie, review], configurations: ["Cloud": ["Movie"]])
+/// print(schema.versionHash)   // stable across declaration order
+/// ```
+///
+/// Schemas are immutable and `Sendable`. Their ``serializedRepresentation()`` is what stores
+/// keep in their metadata, so that a store can be read without the app's code.
+public final class Schema: Sendable, CustomStringConvertible {
+    /// The entities, in declaration order.
+    public let entities: [Entity]
+    /// Named subsets of entities (configuration name → entity names). Stores can be assigned
+    /// per configuration; every entity is also in the implicit ``defaultConfigurationName``.
+    public let configurations: [String: [String]]
+    /// An optional label for this version of the model (Xcode's "model version identifier").
+    public let versionIdentifier: String?
+    /// A hash of everything that affects how objects are stored; the same model declared in a
+    /// different order has the same hash.
+    public let versionHash: String
+    /// Things that are allowed but probably unintended, such as relationships without an inverse.
+    public let warnings: [String]
+
+    private let entitiesByName: [String: Entity]
+
+    /// The name of the configuration that holds every entity.
+    public static let defaultConfigurationName = "Default"
+
+    /// Creates and validates a schema from entity declarations.
+    ///
+    /// - Parameters:
+    ///   - entities: The entity declarations, in any order.
+    ///   - configurations: Named subsets of entities.
+    ///   - versionIdentifier: An optional label for this model version.
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidSchema``, listing every
+    ///   problem in ``StrataError/details``.
+    public convenience init(
+        _ entities: [EntityDescription],
+        configurations: [String: [String]] = [:],
+        versionIdentifier: String? = nil
+    ) throws {
+        try self.init(entities, configurations: configurations, versionIdentifier: versionIdentifier, objectTypes: [:])
+    }
+
+    convenience init(
+        _ descriptions: [EntityDescription],
+        configurations: [String: [String]],
+        versionIdentifier: String?,
+        objectTypes: [String: AnyClass]
+    ) throws {
+        var resolver = SchemaResolver(descriptions, configurations: configurations, objectTypes: objectTypes)
+        let resolution = resolver.resolve()
+        if !resolution.problems.isEmpty {
+            let count = resolution.problems.count
+            let messages = resolution.problems.map { (problem: StrataError) in problem.message }
+            throw StrataError(
+                .invalidSchema,
+                "The schema has \(count) problem\(count == 1 ? "" : "s"): " + messages.joined(separator: " "),
+                details: resolution.problems)
+        }
+        self.init(resolution: resolution, configurations: configurations, versionIdentifier: versionIdentifier)
+    }
+
+    /// Builds a schema without rejecting problems; used for the per-class default entities of
+    /// `@Entity` types, which must exist even when the wider model is still being written.
+    static func lenient(_ descriptions: [EntityDescription], objectTypes: [String: AnyClass]) -> Schema {
+        var resolver = SchemaResolver(descriptions, configurations: [:], objectTypes: objectTypes)
+        let resolution = resolver.resolve()
+        return Schema(resolution: resolution, configurations: [:], versionIdentifier: nil)
+    }
+
+    private init(resolution: SchemaResolver.Resolution, configurations: [String: [String]], versionIdentifier: String?) {
+        self.entities = resolution.entities
+        self.configurations = configurations
+        self.versionIdentifier = versionIdentifier
+        self.warnings = resolution.warnings
+        self.entitiesByName = Dictionary(
+            resolution.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.versionHash = VersionHasher.schemaHash(entityHashes: resolution.entities.map { ($0.name, $0.versionHash) })
+    }
+
+    /// The entity named `name`.
+    public func entity(named name: String) -> Entity? { entitiesByName[name] }
+
+    /// The entity named `name`.
+    public subscript(entityName name: String) -> Entity? { entitiesByName[name] }
+
+    /// The entity declarations this schema was built from.
+    public var entityDescriptions: [EntityDescription] { entities.map(\.declaration) }
+
+    /// The entities of a configuration (all entities for ``defaultConfigurationName`` or an
+    /// unknown name).
+    public func entities(inConfiguration name: String) -> [Entity] {
+        guard let names = configurations[name] else { return entities }
+        let members = Set(names)
+        return entities.filter { members.contains($0.name) }
+    }
+
+    public var description: String {
+        var text = "schema \(versionIdentifier.map { "\($0) " } ?? "")(\(versionHash.prefix(12)))\n"
+        text += entities.map(\.description).joined(separator: "\n")
+        for (name, members) in configurations.sorted(by: { $0.key < $1.key }) {
+            text += "\nconfiguration \(name): \(members.sorted().joined(separator: ", "))"
+        }
+        return text
+    }
+}
+
+/// Names that no entity or property may use: they would shadow `ManagedObject` API or collide
+/// with columns the stores add.
+let reservedPropertyNames: Set<String> = [
+    "objectID", "entity", "context", "managedObjectContext", "isInserted", "isUpdated",
+    "isDeleted", "isFault", "hasChanges", "description", "debugDescription", "hashValue",
+    "self", "Type", "Protocol", "init", "changedValues", "committedValues",
+]
+
+private func isValidIdentifier(_ name: String) -> Bool {
+    guard let first = name.unicodeScalars.first else { return false }
+    guard first == "_" ? name.count > 1 && !name.hasPrefix("__") : CharacterSet.letters.contains(first) else {
+        return false
+    }
+    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_"))
+    return name.unicodeScalars.allSatisfy { allowed.contains($0) }
+}
+
+/// Turns declarations into resolved entities, collecting every problem on the way.
+private struct SchemaResolver {
+    struct Resolution {
+        var entities: [Entity] = []
+        var problems: [StrataError] = []
+        var warnings: [String] = []
+    }
+
+    let descriptions: [EntityDescription]
+    let configurations: [String: [String]]
+    let objectTypes: [String: AnyClass]
+    var byName: [String: EntityDescription] = [:]
+    var problems: [StrataError] = []
+    var warnings: [String] = []
+
+    init(_ descriptions: [EntityDescription], configurations: [String: [String]], objectTypes: [String: AnyClass]) {
+        self.descriptions = descriptions
+        self.configurations = configurations
+        self.objectTypes = objectTypes
+    }
+
+    mutating func problem(_ code: StrataError.Code, _ message: String, entity: String?, property: String? = nil) {
+        problems.append(StrataError(code, message, entityName: entity, propertyName: property))
+    }
+
+    mutating func resolve() -> Resolution {
+        // 1. Entity names.
+        for description in descriptions {
+            if !isValidIdentifier(description.name) {
+                problem(.reservedName, "Entity name '\(description.name)' is not a valid identifier.", entity: description.name)
+            }
+            if byName[description.name] != nil {
+                problem(.duplicateName, "Entity '\(description.name)' is declared more than once.", entity: description.name)
+                continue
+            }
+            byName[description.name] = description
+        }
+        let unique = descriptions.filter { byName[$0.name] == $0 }
+            .reduce(into: [EntityDescription]()) { list, entity in
+                if !list.contains(where: { $0.name == entity.name }) { list.append(entity) }
+            }
+
+        // 2. Inheritance: unknown parents and cycles. A broken chain is cut so that the rest of
+        // the checks can go on.
+        var parent: [String: String] = [:]
+        for entity in unique {
+            guard let superName = entity.superentityName else { continue }
+            if byName[superName] == nil {
+                problem(
+                    .unknownSuperentity,
+                    "Entity '\(entity.name)' inherits from '\(superName)', which is not in the schema."
+                        + didYouMean(superName, in: byName.keys),
+                    entity: entity.name)
+            } else {
+                parent[entity.name] = superName
+            }
+        }
+        for entity in unique {
+            var seen: [String] = [entity.name]
+            var current = entity.name
+            while let next = parent[current] {
+                if next == entity.name {
+                    problem(
+                        .inheritanceCycle,
+                        "Entity '\(entity.name)' inherits from itself: \((seen + [next]).joined(separator: " -> ")).",
+                        entity: entity.name)
+                    parent[entity.name] = nil
+                    break
+                }
+                if seen.contains(next) { break }
+                seen.append(next)
+                current = next
+            }
+        }
+        func ancestors(of name: String) -> [String] {
+            var chain: [String] = []
+            var current = name
+            while let next = parent[current], !chain.contains(next), next != name {
+                chain.append(next)
+                current = next
+            }
+            return chain
+        }
+        func isKind(_ name: String, of other: String) -> Bool {
+            name == other || ancestors(of: name).contains(other)
+        }
+
+        // 3. Properties: names, duplicates along the inheritance chain, defaults, rules.
+        func allAttributes(_ name: String) -> [AttributeDescription] {
+            (ancestors(of: name).reversed() + [name]).flatMap { byName[$0]?.attributes ?? [] }
+        }
+        func allRelationships(_ name: String) -> [RelationshipDescription] {
+            (ancestors(of: name).reversed() + [name]).flatMap { byName[$0]?.relationships ?? [] }
+        }
+        var normalized: [String: EntityDescription] = [:]
+        for var entity in unique {
+            var seen = Set(ancestors(of: entity.name).flatMap { byName[$0]?.propertyNames ?? [] })
+            for name in entity.propertyNames {
+                if !isValidIdentifier(name) {
+                    problem(.reservedName, "\(entity.name).\(name) is not a valid property name.", entity: entity.name, property: name)
+                } else if reservedPropertyNames.contains(name) {
+                    problem(
+                        .reservedName, "\(entity.name).\(name) uses a name reserved by Strata; rename the property.",
+                        entity: entity.name, property: name)
+                }
+                if !seen.insert(name).inserted {
+                    problem(
+                        .duplicateName,
+                        "\(entity.name).\(name) is declared more than once (inherited properties included).",
+                        entity: entity.name, property: name)
+                }
+            }
+            for index in entity.attributes.indices {
+                entity.attributes[index] = checked(entity.attributes[index], in: entity.name)
+            }
+            for relationship in entity.relationships {
+                if relationship.minimumCount < 0 || relationship.maximumCount < 0
+                    || (relationship.maximumCount > 0 && relationship.minimumCount > relationship.maximumCount)
+                {
+                    problem(
+                        .invalidValidationRule,
+                        "\(entity.name).\(relationship.name) has an invalid count range \(relationship.minimumCount)...\(relationship.maximumCount).",
+                        entity: entity.name, property: relationship.name)
+                }
+                if relationship.isOrdered && !relationship.isToMany {
+                    problem(
+                        .invalidValidationRule, "\(entity.name).\(relationship.name) is ordered but not to-many.",
+                        entity: entity.name, property: relationship.name)
+                }
+            }
+            normalized[entity.name] = entity
+        }
+        byName = normalized
+
+        // 4. Relationships: destinations and inverses.
+        var resolvedRelationships: [String: [RelationshipDescription]] = [:]
+        for entity in unique {
+            var own: [RelationshipDescription] = []
+            for var relationship in entity.relationships {
+                defer { own.append(relationship) }
+                let destinationName = relationship.destinationEntityName
+                guard byName[destinationName] != nil else {
+                    problem(
+                        .unknownDestination,
+                        "\(entity.name).\(relationship.name) points to '\(destinationName)', which is not in the schema."
+                            + didYouMean(destinationName, in: byName.keys),
+                        entity: entity.name, property: relationship.name)
+                    continue
+                }
+                let candidates = allRelationships(destinationName)
+                if let inverseName = relationship.inverseName {
+                    guard let inverse = candidates.first(where: { $0.name == inverseName }) else {
+                        problem(
+                            .missingInverse,
+                            "\(entity.name).\(relationship.name) names the inverse '\(inverseName)', but \(destinationName) has no such relationship."
+                                + didYouMean(inverseName, in: candidates.map(\.name)),
+                            entity: entity.name, property: relationship.name)
+                        continue
+                    }
+                    if !isKind(entity.name, of: inverse.destinationEntityName) {
+                        problem(
+                            .mismatchedInverse,
+                            "\(entity.name).\(relationship.name) names \(destinationName).\(inverseName) as its inverse, but that relationship points to '\(inverse.destinationEntityName)', not to \(entity.name).",
+                            entity: entity.name, property: relationship.name)
+                    } else if let back = inverse.inverseName, back != relationship.name {
+                        problem(
+                            .mismatchedInverse,
+                            "\(entity.name).\(relationship.name) names \(destinationName).\(inverseName) as its inverse, but that relationship names '\(back)' as its own inverse.",
+                            entity: entity.name, property: relationship.name)
+                    }
+                    continue
+                }
+                // Adopt an inverse named from the other side.
+                let pointingBack = candidates.filter {
+                    $0.inverseName == relationship.name && isKind(entity.name, of: $0.destinationEntityName)
+                }
+                if let adopted = pointingBack.first {
+                    relationship.inverseName = adopted.name
+                    continue
+                }
+                // Infer when each side has exactly one unpaired relationship to the other.
+                let named = Set(
+                    allRelationships(entity.name).compactMap(\.inverseName)
+                        + candidates.compactMap(\.inverseName))
+                let fromHere = allRelationships(entity.name).filter {
+                    $0.destinationEntityName == destinationName && $0.inverseName == nil && !named.contains($0.name)
+                }
+                let fromThere = candidates.filter {
+                    $0.destinationEntityName == entity.name && $0.inverseName == nil && !named.contains($0.name)
+                }
+                if fromHere.count == 1, fromThere.count == 1 {
+                    relationship.inverseName = fromThere[0].name
+                } else if fromThere.count > 1 {
+                    warnings.append(
+                        "\(entity.name).\(relationship.name) has no inverse and \(destinationName) has several candidates (\(fromThere.map(\.name).joined(separator: ", "))); name the inverse.")
+                } else {
+                    warnings.append("\(entity.name).\(relationship.name) has no inverse; the other side will not be kept in step.")
+                }
+            }
+            resolvedRelationships[entity.name] = own
+        }
+
+        // 5. Constraints and indexes name attributes or to-one relationships.
+        for entity in unique {
+            let attributes = Set(allAttributes(entity.name).map(\.name))
+            let toOne = Set(allRelationships(entity.name).filter { !$0.isToMany }.map(\.name))
+            let usable = attributes.union(toOne)
+            func check(_ names: [String], what: String) {
+                if names.isEmpty {
+                    problem(.unknownConstraintProperty, "\(entity.name) has an empty \(what).", entity: entity.name)
+                }
+                for name in names where !usable.contains(name) {
+                    let reason =
+                        allRelationships(entity.name).contains(where: { $0.name == name })
+                        ? "is a to-many relationship" : "is not a property of \(entity.name)"
+                    problem(
+                        .unknownConstraintProperty,
+                        "The \(what) on \(entity.name) uses '\(name)', which \(reason)." + didYouMean(name, in: usable),
+                        entity: entity.name, property: name)
+                }
+            }
+            for constraint in entity.uniquenessConstraints { check(constraint, what: "uniqueness constraint") }
+            var indexNames = Set<String>()
+            for index in entity.indexes {
+                check(index.elements.map(\.propertyName), what: "index '\(index.name)'")
+                if !indexNames.insert(index.name).inserted {
+                    problem(.duplicateName, "\(entity.name) declares the index '\(index.name)' twice.", entity: entity.name)
+                }
+            }
+        }
+
+        // 6. Configurations name known entities.
+        for (configuration, members) in configurations.sorted(by: { $0.key < $1.key }) {
+            for member in members where byName[member] == nil {
+                problem(
+                    .unknownConfigurationEntity,
+                    "Configuration '\(configuration)' lists '\(member)', which is not in the schema." + didYouMean(member, in: byName.keys),
+                    entity: member)
+            }
+        }
+
+        // 7. Build entities, parents first.
+        let ordered = unique.sorted { ancestors(of: $0.name).count < ancestors(of: $1.name).count }
+        var built: [String: Entity] = [:]
+        for description in ordered {
+            guard let entity = byName[description.name] else { continue }
+            let children = unique.filter { parent[$0.name] == entity.name }.map(\.name)
+            let kinds = Set(unique.filter { isKind($0.name, of: entity.name) }.map(\.name))
+            let relationships = resolvedRelationships[entity.name] ?? entity.relationships
+            let superentity = parent[entity.name].flatMap { built[$0] }
+            let hash = VersionHasher.entityHash(
+                entity, superentityName: superentity?.name,
+                attributes: (superentity?.attributes ?? []) + entity.attributes,
+                relationships: (superentity?.relationships ?? []) + relationships,
+                constraints: (superentity?.uniquenessConstraints ?? []) + entity.uniquenessConstraints)
+            if entity.isAbstract && children.isEmpty {
+                warnings.append("\(entity.name) is abstract but has no subentities, so it can have no instances.")
+            }
+            built[entity.name] = Entity(
+                declaration: entity, superentity: superentity, subentityNames: children, kindNames: kinds,
+                ownRelationships: relationships, versionHash: hash, objectType: objectTypes[entity.name])
+        }
+        let entities = unique.compactMap { built[$0.name] }
+        return Resolution(entities: entities, problems: problems, warnings: warnings)
+    }
+
+    /// Checks an attribute's default value and validation rules; returns it with values
+    /// converted to the attribute's type where an exact conversion exists.
+    mutating func checked(_ attribute: AttributeDescription, in entity: String) -> AttributeDescription {
+        var attribute = attribute
+        let name = attribute.name
+        if !attribute.defaultValue.isNull {
+            if let converted = attribute.defaultValue.converted(to: attribute.type) {
+                attribute.defaultValue = converted
+            } else {
+                problem(
+                    .invalidDefaultValue,
+                    "\(entity).\(name) is \(attribute.type); its default value \(attribute.defaultValue) is a \(attribute.defaultValue.kindName).",
+                    entity: entity, property: name)
+            }
+        }
+        var rules = attribute.validation
+        let ordered = attribute.type.isNumeric || attribute.type == .date
+        for (label, bound) in [("minimum", rules.minimumValue), ("maximum", rules.maximumValue)] {
+            guard let bound else { continue }
+            if !ordered {
+                problem(
+                    .invalidValidationRule, "\(entity).\(name) is \(attribute.type), which has no \(label) value.",
+                    entity: entity, property: name)
+            } else if let converted = bound.converted(to: attribute.type), !converted.isNull {
+                if label == "minimum" { rules.minimumValue = converted } else { rules.maximumValue = converted }
+            } else {
+                problem(
+                    .invalidValidationRule,
+                    "\(entity).\(name) is \(attribute.type); its \(label) value \(bound) is a \(bound.kindName).",
+                    entity: entity, property: name)
+            }
+        }
+        if let minimum = rules.minimumValue, let maximum = rules.maximumValue,
+            let order = AttributeValue.compare(minimum, maximum), order == .orderedDescending
+        {
+            problem(
+                .invalidValidationRule, "\(entity).\(name) has a minimum value \(minimum) above its maximum \(maximum).",
+                entity: entity, property: name)
+        }
+        if rules.minimumLength != nil || rules.maximumLength != nil {
+            if attribute.type != .string && attribute.type != .binaryData {
+                problem(
+                    .invalidValidationRule, "\(entity).\(name) is \(attribute.type), which has no length.",
+                    entity: entity, property: name)
+            }
+            if (rules.minimumLength ?? 0) < 0 || (rules.maximumLength ?? 0) < 0
+                || (rules.maximumLength.map { (rules.minimumLength ?? 0) > $0 } ?? false)
+            {
+                problem(
+                    .invalidValidationRule,
+                    "\(entity).\(name) has an invalid length range \(rules.minimumLength ?? 0)...\(rules.maximumLength.map(String.init) ?? "").",
+                    entity: entity, property: name)
+            }
+        }
+        if let pattern = rules.pattern {
+            if attribute.type != .string {
+                problem(
+                    .invalidValidationRule, "\(entity).\(name) is \(attribute.type); only strings can match a pattern.",
+                    entity: entity, property: name)
+            } else if (try? NSRegularExpression(pattern: pattern)) == nil {
+                problem(
+                    .invalidValidationRule, "\(entity).\(name) has a pattern that is not a valid regular expression: \(pattern)",
+                    entity: entity, property: name)
+            }
+        }
+        attribute.validation = rules
+        return attribute
+    }
+}
+
+extension AttributeValue {
+    /// Orders two values of the same kind (numbers, strings, dates, UUIDs, Booleans); `nil`
+    /// when they cannot be compared.
+    public static func compare(_ lhs: AttributeValue, _ rhs: AttributeValue) -> ComparisonResult? {
+        func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+            a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
+        }
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): return order(a, b)
+        case (.double(let a), .double(let b)): return order(a, b)
+        case (.float(let a), .float(let b)): return order(a, b)
+        case (.decimal(let a), .decimal(let b)): return order(a, b)
+        case (.string(let a), .string(let b)): return order(a, b)
+        case (.date(let a), .date(let b)): return order(a, b)
+        case (.boolean(let a), .boolean(let b)): return order(a ? 1 : 0, b ? 1 : 0)
+        case (.uuid(let a), .uuid(let b)): return order(a.uuidString, b.uuidString)
+        default:
+            guard let a = lhs.numericValue, let b = rhs.numericValue else { return nil }
+            return order(a, b)
+        }
+    }
+
+    var numericValue: Decimal? {
+        switch self {
+        case .integer(let value): Decimal(value)
+        case .double(let value): Decimal(value)
+        case .float(let value): Decimal(Double(value))
+        case .decimal(let value): value
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// An error thrown by Strata.
+///
+/// Every error carries a stable ``code`` that callers can match on, a human-readable
+/// ``message`` that says what happened and how to fix it, and as much context as is known:
+/// the entity, the property, the object ID, a position in a file, and the underlying error.
+/// Errors that gather several problems (an invalid schema, a failed validation) list them in
+/// ``details``, each a `StrataError` of its own.
+///
+/// ```swift
+/// do {
+///     try object.setValue("ten", forKey: "year")
+/// } catch let error as StrataError where error.code == .typeMismatch {
+///     print(error.message)   // "Movie.year is an Integer 16 attribute; got a value of type String."
+/// }
+/// ```
+public struct StrataError: Error, Sendable, CustomStringConvertible {
+    /// A stable identifier for a kind of error.
+    ///
+    /// Codes are compared by their raw value, which never changes once released.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable string value of the code.
+        public let rawValue: String
+
+        /// Creates a code from its raw value.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public var description: String { rawValue }
+    }
+
+    /// What kind of error this is.
+    public var code: Code
+    /// What happened, in what context, and how to fix it.
+    public var message: String
+    /// The entity involved, if any.
+    public var entityName: String?
+    /// The attribute or relationship involved, if any.
+    public var propertyName: String?
+    /// The object involved, if any.
+    public var objectID: ObjectID?
+    /// The 1-based line in a file or string where the problem was found, if any.
+    public var line: Int?
+    /// The file involved, if any.
+    public var fileURL: URL?
+    /// The individual problems, for errors that gather several (``Code/invalidSchema``,
+    /// ``Code/validationFailed``).
+    public var details: [StrataError]
+    /// The error that caused this one, if any.
+    public var underlyingError: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(
+        _ code: Code,
+        _ message: String,
+        entityName: String? = nil,
+        propertyName: String? = nil,
+        objectID: ObjectID? = nil,
+        line: Int? = nil,
+        fileURL: URL? = nil,
+        details: [StrataError] = [],
+        underlyingError: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.entityName = entityName
+        self.propertyName = propertyName
+        self.objectID = objectID
+        self.line = line
+        self.fileURL = fileURL
+        self.details = details
+        self.underlyingError = underlyingError
+    }
+
+    public var description: String {
+        var text = "[\(code.rawValue)] \(message)"
+        for detail in details {
+            text += "\n  - " + detail.description.replacingOccurrences(of: "\n", with: "\n    ")
+        }
+        if let underlyingError {
+            text += "\n  caused by: \(underlyingError)"
+        }
+        return text
+    }
+}
+
+extension StrataError: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+extension StrataError.Code {
+    // MARK: Schema
+
+    /// A schema failed validation; ``StrataError/details`` lists every problem.
+    public static let invalidSchema = Self(rawValue: "invalidSchema")
+    /// Two entities, or two properties of one entity (inherited ones included), share a name.
+    public static let duplicateName = Self(rawValue: "duplicateName")
+    /// A name is reserved by Strata or is not a valid identifier.
+    public static let reservedName = Self(rawValue: "reservedName")
+    /// An entity names a parent entity that does not exist.
+    public static let unknownSuperentity = Self(rawValue: "unknownSuperentity")
+    /// Entities inherit from each other in a cycle.
+    public static let inheritanceCycle = Self(rawValue: "inheritanceCycle")
+    /// A relationship's destination entity does not exist.
+    public static let unknownDestination = Self(rawValue: "unknownDestination")
+    /// A relationship names an inverse that does not exist in its destination.
+    public static let missingInverse = Self(rawValue: "missingInverse")
+    /// A relationship and its inverse do not point back at each other.
+    public static let mismatchedInverse = Self(rawValue: "mismatchedInverse")
+    /// A uniqueness constraint or index names a property that does not exist or cannot be used.
+    public static let unknownConstraintProperty = Self(rawValue: "unknownConstraintProperty")
+    /// A default value does not match its attribute's type.
+    public static let invalidDefaultValue = Self(rawValue: "invalidDefaultValue")
+    /// A validation rule is inconsistent (minimum above maximum, a bad regular expression, a
+    /// rule that does not apply to the attribute's type).
+    public static let invalidValidationRule = Self(rawValue: "invalidValidationRule")
+    /// A configuration lists an entity that does not exist.
+    public static let unknownConfigurationEntity = Self(rawValue: "unknownConfigurationEntity")
+    /// A serialized schema could not be decoded.
+    public static let corruptSchema = Self(rawValue: "corruptSchema")
+
+    // MARK: Model files
+
+    /// A model file is not well-formed XML or not a Core Data model.
+    public static let malformedModelFile = Self(rawValue: "malformedModelFile")
+    /// A model file or bundle could not be read.
+    public static let modelFileNotFound = Self(rawValue: "modelFileNotFound")
+
+    // MARK: Objects
+
+    /// A key names no attribute or relationship of the entity.
+    public static let unknownKey = Self(rawValue: "unknownKey")
+    /// A value has the wrong type for the attribute or relationship.
+    public static let typeMismatch = Self(rawValue: "typeMismatch")
+    /// A number does not fit the attribute's type.
+    public static let valueOutOfRange = Self(rawValue: "valueOutOfRange")
+    /// One or more validation rules failed; ``StrataError/details`` lists every failure.
+    public static let validationFailed = Self(rawValue: "validationFailed")
+    /// A non-optional attribute or to-one relationship has no value.
+    public static let missingValue = Self(rawValue: "missingValue")
+    /// A value is below the attribute's minimum (value or length) or above its maximum.
+    public static let valueTooSmall = Self(rawValue: "valueTooSmall")
+    /// A value is above the attribute's maximum (value or length).
+    public static let valueTooLarge = Self(rawValue: "valueTooLarge")
+    /// A string does not match the attribute's regular expression.
+    public static let patternMismatch = Self(rawValue: "patternMismatch")
+    /// A to-many relationship holds fewer or more objects than its minimum or maximum count.
+    public static let relationshipCountOutOfRange = Self(rawValue: "relationshipCountOutOfRange")
+    /// An object ID or its URI representation names no object.
+    public static let objectNotFound = Self(rawValue: "objectNotFound")
+    /// An object was used with a context it does not belong to, or with an entity of another model.
+    public static let wrongContext = Self(rawValue: "wrongContext")
+    /// An object that was deleted was used.
+    public static let objectDeleted = Self(rawValue: "objectDeleted")
+    /// An abstract entity cannot have instances.
+    public static let abstractEntity = Self(rawValue: "abstractEntity")
+}

@@ -83,3 +83,22 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { uriRepresentation.absoluteString }
 }
 
+/// An object ID that knows the Swift type of its object.
+///
+/// ```swift
+/// let id: TypedObjectID<Movie> = movie.typedObjectID
+/// ```
+public struct TypedObjectID<Model: ManagedObject>: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The untyped ID.
+    public let objectID: ObjectID
+
+    /// Wraps an untyped ID. The caller vouches that the ID's entity is represented by `Model`.
+    public init(_ objectID: ObjectID) { self.objectID = objectID }
+
+    public var description: String { objectID.description }
+}
+
+extension PersistentModel {
+    /// The object's ID, typed with the object's class.
+    public var typedObjectID: TypedObjectID<Self> { TypedObjectID(objectID) }
+}

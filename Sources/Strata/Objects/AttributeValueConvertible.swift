@@ -1,0 +1,160 @@
+import Foundation
+
+/// A Swift type that an attribute can hold directly: the integer, floating-point, decimal,
+/// string, Boolean, date, data, UUID and URL types, and optionals of them.
+///
+/// The accessors that `@Entity` generates use this protocol to read and write an object's
+/// value array without boxing. `Codable` types that are not listed here are stored as JSON
+/// (``AttributeType/codable``).
+public protocol AttributeValueConvertible {
+    /// The attribute type that holds values of this Swift type.
+    static var attributeType: AttributeType { get }
+    /// Whether the Swift type admits `nil`.
+    static var isOptionalType: Bool { get }
+    /// Reads a stored value. A value of another kind (which typed setters never store) reads
+    /// as the type's zero value.
+    init(storedValue: AttributeValue)
+    /// The stored form of the value.
+    var storedValue: AttributeValue { get }
+}
+
+extension AttributeValueConvertible {
+    public static var isOptionalType: Bool { false }
+}
+
+extension Int: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .integer64 }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .integer(let value) = storedValue { self = Int(truncatingIfNeeded: value) } else { self = 0 }
+    }
+    @inlinable public var storedValue: AttributeValue { .integer(Int64(self)) }
+}
+
+extension Int16: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .integer16 }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .integer(let value) = storedValue { self = Int16(truncatingIfNeeded: value) } else { self = 0 }
+    }
+    @inlinable public var storedValue: AttributeValue { .integer(Int64(self)) }
+}
+
+extension Int32: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .integer32 }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .integer(let value) = storedValue { self = Int32(truncatingIfNeeded: value) } else { self = 0 }
+    }
+    @inlinable public var storedValue: AttributeValue { .integer(Int64(self)) }
+}
+
+extension Int64: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .integer64 }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .integer(let value) = storedValue { self = value } else { self = 0 }
+    }
+    @inlinable public var storedValue: AttributeValue { .integer(self) }
+}
+
+extension Double: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .double }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .double(let value) = storedValue { self = value } else { self = 0 }
+    }
+    @inlinable public var storedValue: AttributeValue { .double(self) }
+}
+
+extension Float: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .float }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .float(let value) = storedValue { self = value } else { self = 0 }
+    }
+    @inlinable public var storedValue: AttributeValue { .float(self) }
+}
+
+extension Decimal: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .decimal }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .decimal(let value) = storedValue { self = value } else { self = 0 }
+    }
+    @inlinable public var storedValue: AttributeValue { .decimal(self) }
+}
+
+extension String: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .string }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .string(let value) = storedValue { self = value } else { self = "" }
+    }
+    @inlinable public var storedValue: AttributeValue { .string(self) }
+}
+
+extension Bool: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .boolean }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .boolean(let value) = storedValue { self = value } else { self = false }
+    }
+    @inlinable public var storedValue: AttributeValue { .boolean(self) }
+}
+
+extension Date: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .date }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .date(let value) = storedValue { self = value } else { self = Date(timeIntervalSinceReferenceDate: 0) }
+    }
+    @inlinable public var storedValue: AttributeValue { .date(self) }
+}
+
+extension Data: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .binaryData }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .data(let value) = storedValue { self = value } else { self = Data() }
+    }
+    @inlinable public var storedValue: AttributeValue { .data(self) }
+}
+
+extension UUID: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .uuid }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .uuid(let value) = storedValue {
+            self = value
+        } else {
+            self = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        }
+    }
+    @inlinable public var storedValue: AttributeValue { .uuid(self) }
+}
+
+extension URL: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .uri }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .url(let value) = storedValue { self = value } else { self = URL(fileURLWithPath: "/") }
+    }
+    @inlinable public var storedValue: AttributeValue { .url(self) }
+}
+
+extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
+    public static var attributeType: AttributeType { Wrapped.attributeType }
+    public static var isOptionalType: Bool { true }
+    @inlinable public init(storedValue: AttributeValue) {
+        if case .null = storedValue { self = nil } else { self = Wrapped(storedValue: storedValue) }
+    }
+    @inlinable public var storedValue: AttributeValue {
+        switch self {
+        case .none: .null
+        case .some(let value): value.storedValue
+        }
+    }
+}
+
+/// Encodes `Codable` attribute values as JSON the same way everywhere, so that equal values
+/// have equal bytes (keys sorted) and change tracking can compare encodings.
+enum CodableAttributeCoding {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        return try decoder.decode(type, from: data)
+    }
+}

@@ -1,0 +1,63 @@
+// Keeping both sides of a relationship in step in memory, as Core Data does: setting
+// `movie.director = person` also adds the movie to `person.movies`, and takes it out of the
+// previous director's.
+extension ManagedObject {
+    final func setRelationship(_ newValue: RelationshipValue, at index: Int) {
+        if _isFault { _fireFault() }
+        let oldValue = _relationships[index]
+        let relationship = entity.relationships[index]
+        if oldValue.isSame(as: newValue, ordered: true) { return }
+        _relationships[index] = newValue
+        context?.objectDidChange(self)
+
+        let oldObjects = oldValue.objects
+        let newObjects = newValue.objects
+        let oldIDs = Set(oldObjects.map(ObjectIdentifier.init))
+        let newIDs = Set(newObjects.map(ObjectIdentifier.init))
+        if let context {
+            for object in newObjects where object.context == nil { context.insert(object) }
+        }
+        guard let inverseName = relationship.inverseName else { return }
+        for removed in oldObjects where !newIDs.contains(ObjectIdentifier(removed)) {
+            removed.removeInverse(inverseName, pointingTo: self)
+        }
+        for added in newObjects where !oldIDs.contains(ObjectIdentifier(added)) {
+            added.addInverse(inverseName, pointingTo: self)
+        }
+    }
+
+    /// Removes `object` from this object's relationship `name`, without touching `object`.
+    private func removeInverse(_ name: String, pointingTo object: ManagedObject) {
+        guard let index = entity.relationshipNumber(named: name) else { return }
+        switch _relationships[index] {
+        case .toOne(let current) where current === object:
+            _relationships[index] = .toOne(nil)
+        case .toMany(var objects):
+            guard let position = objects.firstIndex(where: { $0 === object }) else { return }
+            objects.remove(at: position)
+            _relationships[index] = .toMany(objects)
+        default:
+            return
+        }
+        context?.objectDidChange(self)
+    }
+
+    /// Adds `object` to this object's relationship `name`; for a to-one, the previous target
+    /// loses this object from its side.
+    private func addInverse(_ name: String, pointingTo object: ManagedObject) {
+        guard let index = entity.relationshipNumber(named: name) else { return }
+        switch _relationships[index] {
+        case .toOne(let current):
+            if current === object { return }
+            _relationships[index] = .toOne(object)
+            if let current, let back = entity.relationships[index].inverseName {
+                current.removeInverse(back, pointingTo: self)
+            }
+        case .toMany(var objects):
+            if objects.contains(where: { $0 === object }) { return }
+            objects.append(object)
+            _relationships[index] = .toMany(objects)
+        }
+        context?.objectDidChange(self)
+    }
+}

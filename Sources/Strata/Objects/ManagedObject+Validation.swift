@@ -1,0 +1,90 @@
+import Foundation
+
+extension ManagedObject {
+    /// Checks every validation rule of the object's entity and reports all failures together.
+    ///
+    /// Checked: non-optional attributes and to-one relationships have a value; numbers and
+    /// dates lie within their minimum and maximum; strings and data respect their length
+    /// bounds; strings match their pattern in full; to-many relationships hold between their
+    /// minimum and maximum count. Transient attributes are checked too. Contexts run this for
+    /// every inserted and updated object before a save.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/validationFailed`` whose
+    ///   ``StrataError/details`` hold one error per failure (codes
+    ///   ``StrataError/Code/missingValue``, ``StrataError/Code/valueTooSmall``,
+    ///   ``StrataError/Code/valueTooLarge``, ``StrataError/Code/patternMismatch``,
+    ///   ``StrataError/Code/relationshipCountOutOfRange``).
+    public final func validateForSave() throws {
+        let failures = validationFailures()
+        guard !failures.isEmpty else { return }
+        throw StrataError(
+            .validationFailed,
+            "\(entity.name) \(objectID) failed validation: " + failures.map(\.message).joined(separator: " "),
+            entityName: entity.name, objectID: objectID, details: failures)
+    }
+
+    /// Every validation failure of the object, empty when it is valid.
+    public final func validationFailures() -> [StrataError] {
+        if _isFault { _fireFault() }
+        var failures: [StrataError] = []
+        func fail(_ code: StrataError.Code, _ property: String, _ message: String) {
+            failures.append(
+                StrataError(code, "\(entity.name).\(property) \(message)", entityName: entity.name, propertyName: property, objectID: objectID))
+        }
+        for (index, attribute) in entity.attributes.enumerated() {
+            let value = _values[index]
+            if value.isNull {
+                if !attribute.isOptional { fail(.missingValue, attribute.name, "is required but has no value.") }
+                continue
+            }
+            let rules = attribute.validation
+            if let minimum = rules.minimumValue, AttributeValue.compare(value, minimum) == .orderedAscending {
+                fail(.valueTooSmall, attribute.name, "is \(value), below its minimum \(minimum).")
+            }
+            if let maximum = rules.maximumValue, AttributeValue.compare(value, maximum) == .orderedDescending {
+                fail(.valueTooLarge, attribute.name, "is \(value), above its maximum \(maximum).")
+            }
+            let length: Int? =
+                switch value {
+                case .string(let text): text.count
+                case .data(let data): data.count
+                default: nil
+                }
+            if let length {
+                let unit = attribute.type == .string ? "characters" : "bytes"
+                if let minimum = rules.minimumLength, length < minimum {
+                    fail(.valueTooSmall, attribute.name, "has \(length) \(unit), fewer than its minimum \(minimum).")
+                }
+                if let maximum = rules.maximumLength, length > maximum {
+                    fail(.valueTooLarge, attribute.name, "has \(length) \(unit), more than its maximum \(maximum).")
+                }
+            }
+            if let pattern = rules.pattern, case .string(let text) = value {
+                let matches =
+                    (try? NSRegularExpression(pattern: "^(?:" + pattern + ")$"))
+                    .map { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil } ?? false
+                if !matches { fail(.patternMismatch, attribute.name, "is \(value), which does not match the pattern \(pattern).") }
+            }
+        }
+        for (index, relationship) in entity.relationships.enumerated() {
+            switch _relationships[index] {
+            case .toOne(let object):
+                if object == nil && !relationship.isOptional {
+                    fail(.missingValue, relationship.name, "is required but has no \(relationship.destinationEntityName).")
+                }
+            case .toMany(let objects):
+                if objects.count < relationship.minimumCount {
+                    fail(
+                        .relationshipCountOutOfRange, relationship.name,
+                        "holds \(objects.count) objects, fewer than its minimum \(relationship.minimumCount).")
+                }
+                if relationship.maximumCount > 0 && objects.count > relationship.maximumCount {
+                    fail(
+                        .relationshipCountOutOfRange, relationship.name,
+                        "holds \(objects.count) objects, more than its maximum \(relationship.maximumCount).")
+                }
+            }
+        }
+        return failures
+    }
+}

@@ -3,5 +3,10 @@ import SwiftSyntaxMacros
 
 @main
 struct StrataMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = []
+    let providingMacros: [any Macro.Type] = [
+        EntityMacro.self,
+        PersistedPropertyMacro.self,
+        MarkerMacro.self,
+        MarkerDeclarationMacro.self,
+    ]
 }

@@ -19,7 +19,7 @@ public protocol PersistentModel: ManagedObject {}
 /// edited.title = "Heat (1995)"
 /// try movie.update(from: edited)       // writes only what changed
 /// ```
-public protocol ValueSnapshotRepresentable: PersistentModel {
+public protocol ValueSnapshotRepresentable: ManagedObject {
     /// The value twin of the class.
     associatedtype Value: Sendable, Hashable, Codable
     /// A snapshot of the object's current values.

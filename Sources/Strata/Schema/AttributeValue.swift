@@ -70,7 +70,10 @@ public enum AttributeValue: Sendable, Hashable {
         case (.integer(let value), .decimal):
             return .decimal(Decimal(value))
         case (.double(let value), .float):
-            return Float(exactly: value).map { .float($0) } ?? .float(Float(value))
+            // Rounding to the nearest Float is expected (literals are written as Doubles), but a
+            // finite value beyond Float's range would silently become infinity.
+            let rounded = Float(value)
+            return rounded.isFinite || !value.isFinite ? .float(rounded) : nil
         case (.double(let value), .decimal):
             return Decimal(string: "\(value)", locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
         case (.double(let value), _) where type.isInteger:
@@ -188,7 +191,11 @@ extension AttributeValue: Codable {
         case "string":
             self = .string(text)
         case "boolean":
-            self = .boolean(text == "true")
+            switch text {
+            case "true": self = .boolean(true)
+            case "false": self = .boolean(false)
+            default: throw corrupt()
+            }
         case "date":
             guard let bits = UInt64(text, radix: 16) else { throw corrupt() }
             self = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))

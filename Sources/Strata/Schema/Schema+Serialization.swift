@@ -49,6 +49,10 @@ extension Schema {
                 .corruptSchema,
                 "The schema was written in format \(serialized.format), newer than this version of Strata reads (\(Self.serializationFormat)). Update Strata.")
         }
+        guard serialized.format >= 1 else {
+            throw StrataError(
+                .corruptSchema, "The serialized schema names format \(serialized.format), which no version of Strata writes.")
+        }
         try self.init(
             serialized.entities, configurations: serialized.configurations,
             versionIdentifier: serialized.versionIdentifier)

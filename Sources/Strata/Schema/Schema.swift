@@ -84,7 +84,9 @@ public final class Schema: Sendable, CustomStringConvertible {
 
     private init(resolution: SchemaResolver.Resolution, configurations: [String: [String]], versionIdentifier: String?) {
         self.entities = resolution.entities
-        self.configurations = configurations
+        // Member order carries no meaning; sorting it keeps descriptions and the serialized form
+        // independent of declaration order.
+        self.configurations = configurations.mapValues { $0.sorted() }
         self.versionIdentifier = versionIdentifier
         self.warnings = resolution.warnings
         self.entitiesByName = Dictionary(
@@ -187,7 +189,7 @@ private struct SchemaResolver {
                 problem(
                     .unknownSuperentity,
                     "Entity '\(entity.name)' inherits from '\(superName)', which is not in the schema."
-                        + didYouMean(superName, in: byName.keys),
+                        + didYouMean(superName, in: byName.keys.sorted()),
                     entity: entity.name)
             } else {
                 parent[entity.name] = superName
@@ -281,7 +283,7 @@ private struct SchemaResolver {
                     problem(
                         .unknownDestination,
                         "\(entity.name).\(relationship.name) points to '\(destinationName)', which is not in the schema."
-                            + didYouMean(destinationName, in: byName.keys),
+                            + didYouMean(destinationName, in: byName.keys.sorted()),
                         entity: entity.name, property: relationship.name)
                     continue
                 }
@@ -338,26 +340,39 @@ private struct SchemaResolver {
             resolvedRelationships[entity.name] = own
         }
 
-        // 5. Constraints and indexes name attributes or to-one relationships.
+        // 5. Constraints and indexes name stored attributes or stored to-one relationships.
         for entity in unique {
-            let attributes = Set(allAttributes(entity.name).map(\.name))
-            let toOne = Set(allRelationships(entity.name).filter { !$0.isToMany }.map(\.name))
+            let attributes = Set(allAttributes(entity.name).filter { !$0.isTransient }.map(\.name))
+            let toOne = Set(allRelationships(entity.name).filter { !$0.isToMany && !$0.isTransient }.map(\.name))
             let usable = attributes.union(toOne)
             func check(_ names: [String], what: String) {
                 if names.isEmpty {
                     problem(.unknownConstraintProperty, "\(entity.name) has an empty \(what).", entity: entity.name)
                 }
                 for name in names where !usable.contains(name) {
+                    let relationship = allRelationships(entity.name).first(where: { $0.name == name })
+                    let attribute = allAttributes(entity.name).first(where: { $0.name == name })
                     let reason =
-                        allRelationships(entity.name).contains(where: { $0.name == name })
-                        ? "is a to-many relationship" : "is not a property of \(entity.name)"
+                        if attribute?.isTransient == true || relationship?.isTransient == true {
+                            "is transient and not stored"
+                        } else if relationship != nil {
+                            "is a to-many relationship"
+                        } else {
+                            "is not a property of \(entity.name)"
+                        }
                     problem(
                         .unknownConstraintProperty,
-                        "The \(what) on \(entity.name) uses '\(name)', which \(reason)." + didYouMean(name, in: usable),
+                        "The \(what) on \(entity.name) uses '\(name)', which \(reason)." + didYouMean(name, in: usable.sorted()),
                         entity: entity.name, property: name)
                 }
             }
             for constraint in entity.uniquenessConstraints { check(constraint, what: "uniqueness constraint") }
+            for attribute in entity.attributes where attribute.isIndexed && attribute.isTransient {
+                problem(
+                    .unknownConstraintProperty,
+                    "\(entity.name).\(attribute.name) is indexed but transient; transient attributes are not stored.",
+                    entity: entity.name, property: attribute.name)
+            }
             var indexNames = Set<String>()
             for index in entity.indexes {
                 check(index.elements.map(\.propertyName), what: "index '\(index.name)'")
@@ -372,7 +387,7 @@ private struct SchemaResolver {
             for member in members where byName[member] == nil {
                 problem(
                     .unknownConfigurationEntity,
-                    "Configuration '\(configuration)' lists '\(member)', which is not in the schema." + didYouMean(member, in: byName.keys),
+                    "Configuration '\(configuration)' lists '\(member)', which is not in the schema." + didYouMean(member, in: byName.keys.sorted()),
                     entity: member)
             }
         }

@@ -96,22 +96,29 @@ extension Schema {
         if constraints != oldConstraints {
             changes.append(.entityChanged(name, detail: "uniqueness constraints changed"))
         }
+        if entity.declaration.versionHashModifier != old.declaration.versionHashModifier {
+            changes.append(.entityChanged(name, detail: "version hash modifier changed"))
+        }
 
         struct Property {
             var name: String
             var renamingIdentifier: String?
             var signature: String
         }
+        // A signature covers everything the version hash covers, so that a difference is empty
+        // exactly when the hashes agree.
         func properties(_ entity: Entity) -> [Property] {
             entity.attributes.map {
                 Property(
                     name: $0.name, renamingIdentifier: $0.renamingIdentifier,
-                    signature: "\($0.type)\($0.isOptional ? "?" : "")\($0.isTransient ? " transient" : "")")
+                    signature: "\($0.type)\($0.isOptional ? "?" : "")\($0.isTransient ? " transient" : "")"
+                        + ($0.allowsExternalBinaryDataStorage ? " external" : ""))
             }
                 + entity.relationships.map {
                     Property(
                         name: $0.name, renamingIdentifier: $0.renamingIdentifier,
-                        signature: "\($0.kindName) \($0.destinationEntityName)\($0.isOptional ? "?" : "")")
+                        signature: "\($0.kindName) \($0.destinationEntityName)\($0.isOptional ? "?" : "")"
+                            + ($0.inverseName.map { " inverse \($0)" } ?? "") + ($0.isTransient ? " transient" : ""))
                 }
         }
         let oldProperties = Dictionary(properties(old).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

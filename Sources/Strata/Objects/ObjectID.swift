@@ -10,7 +10,7 @@ import Foundation
 /// `strata://temporary/<Entity>/t<UUID>`), that survives archiving and can be turned back into
 /// an ID with ``init(uriRepresentation:)``.
 public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
-    enum Key: Sendable, Hashable, Codable {
+    enum Key: Sendable, Hashable {
         case temporary(UUID)
         case permanent(Int64)
     }
@@ -81,6 +81,27 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var description: String { uriRepresentation.absoluteString }
+}
+
+extension ObjectID {
+    /// Encodes the ID as its URI string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(uriRepresentation.absoluteString)
+    }
+
+    /// Decodes an ID from its URI string.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not a Strata object URI.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let url = URL(string: text), let objectID = ObjectID(uriRepresentation: url) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is not a Strata object ID URI.")
+        }
+        self = objectID
+    }
 }
 
 /// An object ID that knows the Swift type of its object.

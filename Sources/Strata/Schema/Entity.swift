@@ -89,7 +89,8 @@ public final class Entity: Sendable, CustomStringConvertible {
     public var description: String {
         var lines = ["entity \(name)" + (isAbstract ? " (abstract)" : "") + (superentity.map { " : \($0.name)" } ?? "")]
         for attribute in attributes {
-            var line = "  \(attribute.name): \(attribute.type)" + (attribute.isOptional ? "?" : "")
+            let type = attribute.type == .codable ? "Codable<\(attribute.valueTypeName ?? "JSON")>" : attribute.type.description
+            var line = "  \(attribute.name): \(type)" + (attribute.isOptional ? "?" : "")
             if !attribute.defaultValue.isNull { line += " = \(attribute.defaultValue)" }
             if attribute.isTransient { line += " [transient]" }
             lines.append(line)

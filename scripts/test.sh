@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the whole Strata test suite on a fresh machine: installs what the tests need, then
+# builds and runs every test target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System libraries: Foundation's XML parser (Xcode model loading) needs libxml2 at run time.
+need=()
+ldconfig -p 2>/dev/null | grep -q 'libxml2\.so\.2' || need+=(libxml2)
+if ((${#need[@]})); then
+    if command -v apt-get >/dev/null 2>&1; then
+        sudo_cmd=""
+        [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+        $sudo_cmd apt-get update -qq
+        $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+    else
+        echo "Missing system libraries: ${need[*]} (install them with your package manager)" >&2
+        exit 1
+    fi
+fi
+
+swift build --build-tests
+swift test --skip-build "$@"

@@ -19,99 +19,135 @@ public protocol AttributeValueConvertible {
 }
 
 extension AttributeValueConvertible {
+    /// Whether the Swift type admits `nil`.
     public static var isOptionalType: Bool { false }
 }
 
 extension Int: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer64 }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = Int(truncatingIfNeeded: value) } else { self = 0 }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .integer(Int64(self)) }
 }
 
 extension Int16: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer16 }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = Int16(truncatingIfNeeded: value) } else { self = 0 }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .integer(Int64(self)) }
 }
 
 extension Int32: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer32 }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = Int32(truncatingIfNeeded: value) } else { self = 0 }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .integer(Int64(self)) }
 }
 
 extension Int64: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer64 }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = value } else { self = 0 }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .integer(self) }
 }
 
 extension Double: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .double }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .double(let value) = storedValue { self = value } else { self = 0 }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .double(self) }
 }
 
 extension Float: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .float }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .float(let value) = storedValue { self = value } else { self = 0 }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .float(self) }
 }
 
 extension Decimal: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .decimal }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .decimal(let value) = storedValue { self = value } else { self = 0 }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .decimal(self) }
 }
 
 extension String: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .string }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .string(let value) = storedValue { self = value } else { self = "" }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .string(self) }
 }
 
 extension Bool: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .boolean }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .boolean(let value) = storedValue { self = value } else { self = false }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .boolean(self) }
 }
 
 extension Date: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .date }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .date(let value) = storedValue { self = value } else { self = Date(timeIntervalSinceReferenceDate: 0) }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .date(self) }
 }
 
 extension Data: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .binaryData }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .data(let value) = storedValue { self = value } else { self = Data() }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .data(self) }
 }
 
 extension UUID: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .uuid }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .uuid(let value) = storedValue {
             self = value
@@ -119,23 +155,31 @@ extension UUID: AttributeValueConvertible {
             self = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .uuid(self) }
 }
 
 extension URL: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .uri }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .url(let value) = storedValue { self = value } else { self = URL(fileURLWithPath: "/") }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue { .url(self) }
 }
 
 extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { Wrapped.attributeType }
+    /// Whether the Swift type admits `nil`.
     public static var isOptionalType: Bool { true }
+    /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
     @inlinable public init(storedValue: AttributeValue) {
         if case .null = storedValue { self = nil } else { self = Wrapped(storedValue: storedValue) }
     }
+    /// The stored form of the value.
     @inlinable public var storedValue: AttributeValue {
         switch self {
         case .none: .null

@@ -123,9 +123,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: Hashable (identity, as for every reference-type model object)
 
+    /// Whether two references are the same object: managed objects compare by identity.
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    /// Hashes the object by identity.
     public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// A readable rendering, for logs, messages and tools.
     open var description: String {
         var parts: [String] = []
         for (index, attribute) in entity.attributes.enumerated() {

@@ -80,6 +80,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// A readable rendering, for logs, messages and tools.
     public var description: String { uriRepresentation.absoluteString }
 }
 
@@ -116,6 +117,7 @@ public struct TypedObjectID<Model: ManagedObject>: Sendable, Hashable, Codable, 
     /// Wraps an untyped ID. The caller vouches that the ID's entity is represented by `Model`.
     public init(_ objectID: ObjectID) { self.objectID = objectID }
 
+    /// A readable rendering, for logs, messages and tools.
     public var description: String { objectID.description }
 }
 

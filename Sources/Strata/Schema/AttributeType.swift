@@ -85,5 +85,6 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable, Cu
         }
     }
 
+    /// A readable rendering, for logs, messages and tools.
     public var description: String { xcodeName }
 }

@@ -110,14 +110,20 @@ public enum AttributeValue: Sendable, Hashable {
 extension AttributeValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {
+    /// Creates ``AttributeValue/null`` from `nil`.
     public init(nilLiteral: ()) { self = .null }
+    /// Creates an ``AttributeValue/integer(_:)`` value from a literal.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// Creates an ``AttributeValue/double(_:)`` value from a literal.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// Creates an ``AttributeValue/string(_:)`` value from a literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates an ``AttributeValue/boolean(_:)`` value from a literal.
     public init(booleanLiteral value: Bool) { self = .boolean(value) }
 }
 
 extension AttributeValue: CustomStringConvertible {
+    /// A readable rendering, for logs, messages and tools.
     public var description: String {
         switch self {
         case .null: "nil"
@@ -143,6 +149,7 @@ extension AttributeValue: Codable {
 
     // Every payload is written as a string so that the encoding is exact (doubles, decimals,
     // dates) and independent of the JSON encoder's number formatting.
+    /// Encodes the value as its type name and an exact string form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         let (type, text): (String, String?) =
@@ -164,6 +171,7 @@ extension AttributeValue: Codable {
         try container.encodeIfPresent(text, forKey: .value)
     }
 
+    /// Decodes a value written by ``encode(to:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let type = try container.decode(String.self, forKey: .type)

@@ -86,6 +86,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         other.kindNames.contains(name)
     }
 
+    /// A readable rendering, for logs, messages and tools.
     public var description: String {
         var lines = ["entity \(name)" + (isAbstract ? " (abstract)" : "") + (superentity.map { " : \($0.name)" } ?? "")]
         for attribute in attributes {

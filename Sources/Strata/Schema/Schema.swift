@@ -111,6 +111,7 @@ public final class Schema: Sendable, CustomStringConvertible {
         return entities.filter { members.contains($0.name) }
     }
 
+    /// A readable rendering, for logs, messages and tools.
     public var description: String {
         var text = "schema \(versionIdentifier.map { "\($0) " } ?? "")(\(versionHash.prefix(12)))\n"
         text += entities.map(\.description).joined(separator: "\n")

@@ -26,6 +26,7 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         /// A property's type, optionality, kind or destination changed.
         case propertyChanged(entity: String, property: String, detail: String)
 
+        /// A readable rendering, for logs, messages and tools.
         public var description: String {
             switch self {
             case .entityAdded(let name): "entity \(name) added"
@@ -46,6 +47,7 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
     /// Whether the schemas store objects the same way.
     public var isEmpty: Bool { changes.isEmpty }
 
+    /// A readable rendering, for logs, messages and tools.
     public var description: String {
         changes.isEmpty ? "no differences" : changes.map(\.description).joined(separator: "\n")
     }

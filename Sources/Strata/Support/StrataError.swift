@@ -26,6 +26,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// Creates a code from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// A readable rendering, for logs, messages and tools.
         public var description: String { rawValue }
     }
 
@@ -72,6 +73,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         self.underlyingError = underlyingError
     }
 
+    /// A readable rendering, for logs, messages and tools.
     public var description: String {
         var text = "[\(code.rawValue)] \(message)"
         for detail in details {
@@ -85,6 +87,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
 }
 
 extension StrataError: LocalizedError {
+    /// The error's full description, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
 

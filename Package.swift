@@ -41,12 +41,18 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .executableTarget(
-            name: "strata",
+        // The command-line tool's commands live in a library so that tests can import them.
+        .target(
+            name: "StrataCLI",
             dependencies: [
                 "Strata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "strata",
+            dependencies: ["StrataCLI"],
             swiftSettings: strictSwift6
         ),
         .testTarget(
@@ -65,8 +71,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "strataTests",
-            dependencies: ["strata"],
+            name: "StrataCLITests",
+            dependencies: ["StrataCLI", "Strata"],
             swiftSettings: strictSwift6
         ),
     ]

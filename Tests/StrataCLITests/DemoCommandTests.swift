@@ -2,7 +2,7 @@ import Foundation
 import Strata
 import Testing
 
-@testable import strata
+@testable import StrataCLI
 
 @Suite struct DemoCommandTests {
     @Test func demoPrintsTheSampleSchemaAndObjects() throws {

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// The `strata` command-line tool: inspects, queries and maintains Strata stores.
+public struct StrataCommand: ParsableCommand {
+    /// The command's name, summary and subcommands.
+    public static let configuration = CommandConfiguration(
+        commandName: "strata",
+        abstract: "Inspect, query and maintain Strata stores.",
+        subcommands: [DemoCommand.self, SchemaCommand.self])
+
+    /// Creates the command; ArgumentParser fills in its options when it parses the arguments.
+    public init() {}
+}
+

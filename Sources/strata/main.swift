@@ -1,0 +1,3 @@
+import StrataCLI
+
+StrataCommand.main()

@@ -111,6 +111,9 @@ extension ManagedObject {
         _committedValues = _values
         _committedRelationships = _relationships
         _isInserted = false
+        // The context must stop listing the object as inserted or updated, or it would disagree
+        // with `isInserted` and save the object again.
+        context?.objectDidCommit(self)
     }
 
     /// Restores the committed snapshot (or the defaults, for an object never committed).
@@ -118,6 +121,13 @@ extension ManagedObject {
         if let committed = _committedValues {
             _values = committed
             _relationships = _committedRelationships ?? _relationships
+            return
+        }
+        _values = entity.attributes.map(\.defaultValue)
+        _strataApplyInitialValues()
+        // Through setRelationship, so that the related objects stop pointing back.
+        for (index, relationship) in entity.relationships.enumerated() {
+            setRelationship(relationship.isToMany ? .toMany([]) : .toOne(nil), at: index)
         }
     }
 }

@@ -35,7 +35,8 @@ extension ManagedObject {
 
     /// Sets the attribute or relationship named `key`, checking the value's type first.
     ///
-    /// Integers of any Swift integer type are accepted for integer attributes when they fit;
+    /// Integers of any Swift integer type (and `NSNumber`s holding integers, as
+    /// `JSONSerialization` gives) are accepted for integer attributes when they fit;
     /// `Double`, `Float` and integers for floating-point and decimal attributes; `Substring` for
     /// strings; `[UInt8]` for binary data; any `Encodable` value (or JSON-compatible arrays and
     /// dictionaries) for `Codable` attributes; `nil` (or ``AttributeValue/null``) for any
@@ -96,6 +97,9 @@ extension ManagedObject {
     ///
     /// - Throws: ``StrataError/Code/unknownKey`` for a name that is not a property.
     public final func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any?] {
+        for key in keys ?? [] where !entity.propertyNames.contains(key) {
+            throw unknownKey(key)
+        }
         guard let committed = _committedValues else { return [:] }
         var result: [String: Any?] = [:]
         for key in keys ?? entity.propertyNames {
@@ -157,14 +161,19 @@ extension ManagedObject {
     }
 
     func storedValue(from value: Any?, for attribute: AttributeDescription) throws -> AttributeValue {
-        guard let value = Self.unwrapped(value) else { return .null }
+        guard var value = Self.unwrapped(value) else { return .null }
+        // A stored integer goes through the range check below, so that it reports
+        // `valueOutOfRange` like any other integer that does not fit.
+        if case .integer(let integer)? = value as? AttributeValue, attribute.type.isInteger {
+            value = integer
+        }
         if let stored = value as? AttributeValue {
             guard let converted = stored.converted(to: attribute.type) else { throw mismatch(attribute, value) }
             return converted
         }
         switch attribute.type {
         case .integer16, .integer32, .integer64:
-            guard let integer = value as? any BinaryInteger else { throw mismatch(attribute, value) }
+            guard let integer = Self.integer(from: value) else { throw mismatch(attribute, value) }
             guard let wide = Int64(exactly: integer), attribute.type.integerRange?.contains(wide) == true else {
                 throw StrataError(
                     .valueOutOfRange,
@@ -186,6 +195,13 @@ extension ManagedObject {
             if let number = value as? Double, number.isFinite {
                 return AttributeValue.double(number).converted(to: .decimal) ?? .decimal(Decimal(number))
             }
+            // Through the Float's own shortest description, so that 0.1 as Float becomes 0.1 and
+            // not the 0.100000001490116... that widening it to Double would give.
+            if let number = value as? Float, number.isFinite,
+                let decimal = Decimal(string: "\(number)", locale: Locale(identifier: "en_US_POSIX"))
+            {
+                return .decimal(decimal)
+            }
         case .string:
             if let text = value as? String { return .string(text) }
             if let text = value as? Substring { return .string(String(text)) }
@@ -202,7 +218,10 @@ extension ManagedObject {
             if let url = value as? URL { return .url(url) }
         case .codable:
             if JSONSerialization.isValidJSONObject(value),
-                let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+                // The same output options as CodableAttributeCoding, so that a value set here and
+                // the same value set through a typed property have equal bytes.
+                let data = try? JSONSerialization.data(
+                    withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
             {
                 return .codable(data)
             }
@@ -252,6 +271,16 @@ extension ManagedObject {
         }
         var seen = Set<ObjectIdentifier>()
         return .toMany(try elements.map(checked).filter { seen.insert(ObjectIdentifier($0)).inserted })
+    }
+
+    /// A Swift integer, or an `NSNumber` holding an integer: JSONSerialization and other
+    /// Foundation APIs hand out numbers as `NSNumber`, which no Swift integer type matches.
+    private static func integer(from value: Any) -> (any BinaryInteger)? {
+        if let integer = value as? any BinaryInteger { return integer }
+        guard type(of: value) is NSNumber.Type, !(value is Bool), let number = value as? NSNumber else { return nil }
+        if let integer = number as? Int64 { return integer }
+        if let integer = number as? UInt64 { return integer }
+        return nil
     }
 
     private static func describe(_ value: Any) -> String {

@@ -18,6 +18,11 @@ extension ManagedObject {
             for object in newObjects where object.context == nil { context.insert(object) }
         }
         guard let inverseName = relationship.inverseName else { return }
+        // The inverse will make an object of a context point at this one: join that context,
+        // as an object related the other way round would.
+        if context == nil, let other = newObjects.lazy.compactMap(\.context).first {
+            other.insert(self)
+        }
         for removed in oldObjects where !newIDs.contains(ObjectIdentifier(removed)) {
             removed.removeInverse(inverseName, pointingTo: self)
         }

@@ -60,8 +60,10 @@ extension ManagedObject {
                 }
             }
             if let pattern = rules.pattern, case .string(let text) = value {
+                // `\A` and `\z`, not `^` and `$`: `$` also matches before a final newline, so
+                // "abc\n" would pass the pattern "[a-z]+".
                 let matches =
-                    (try? NSRegularExpression(pattern: "^(?:" + pattern + ")$"))
+                    (try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z"))
                     .map { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil } ?? false
                 if !matches { fail(.patternMismatch, attribute.name, "is \(value), which does not match the pattern \(pattern).") }
             }

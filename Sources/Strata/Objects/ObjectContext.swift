@@ -109,6 +109,14 @@ public final class ObjectContext {
         guard !object._isInserted else { return }
         changed[ObjectIdentifier(object)] = object
     }
+
+    /// Called when an object's values became its committed snapshot (after a save): it is no
+    /// longer inserted, and has no changes to save.
+    func objectDidCommit(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        inserted[key] = nil
+        changed[key] = nil
+    }
 }
 
 @available(*, unavailable, message: "A context is used in one isolation domain; pass object IDs across.")

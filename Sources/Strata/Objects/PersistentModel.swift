@@ -27,7 +27,8 @@ public protocol ValueSnapshotRepresentable: ManagedObject {
     /// Writes the snapshot's values into the object, only where they differ.
     ///
     /// - Throws: ``StrataError/Code/objectNotFound`` when a related object ID cannot be found
-    ///   in the object's context.
+    ///   in the object's context; ``StrataError/Code/typeMismatch`` when it names an object of
+    ///   an entity the relationship cannot hold.
     func update(from value: Value) throws
 }
 
@@ -47,7 +48,18 @@ extension ManagedObject {
                 "\(entity.name).\(relationship) refers to \(objectID), but the object is in no context to look it up in.",
                 entityName: entity.name, propertyName: relationship, objectID: objectID)
         }
-        return try context.existingObject(with: objectID)
+        let object = try context.existingObject(with: objectID)
+        // An ID of another entity must not slip into the relationship: typed getters would
+        // hide the object, and its inverse could not be kept in step.
+        if let destination = entity.relationship(named: relationship)?.destinationEntityName,
+            !object.entity.superentityChainContains(destination)
+        {
+            throw StrataError(
+                .typeMismatch,
+                "\(entity.name).\(relationship) holds \(destination) objects; \(objectID) is a \(object.entity.name).",
+                entityName: entity.name, propertyName: relationship, objectID: objectID)
+        }
+        return object
     }
 
     /// Sets a to-one relationship from an object ID in a value snapshot, if it changed.

@@ -7,6 +7,7 @@ enum EntityDiagnostic: String, DiagnosticMessage {
     case notFinal
     case missingSuperclass
     case letProperty
+    case multipleBindings
     case missingType
     case unsupportedType
     case codableNeedsInitialValue

@@ -9,6 +9,7 @@ struct PropertyInfo {
         var isRelationship: Bool { self == .toOne || self == .toManySet || self == .toManyArray }
     }
 
+    /// The name as written, backticks included, for generated code.
     var name: String
     var typeText: String
     /// The type without optionality (attributes) or the destination class (relationships).
@@ -23,6 +24,12 @@ struct PropertyInfo {
     /// Position among the class's own attributes or own relationships.
     var index: Int = 0
     var binding: PatternBindingSyntax
+
+    /// The name in the schema: `default` for a property written `` `default` ``.
+    var schemaName: String { EntityAnalysis.unescaped(name) }
+
+    /// The name as an argument label, which needs backticks only for `inout`, `var` and `let`.
+    var argumentLabel: String { ["inout", "var", "let"].contains(schemaName) ? name : schemaName }
 }
 
 /// Everything `@Entity` needs to know about a class, plus the problems found on the way.
@@ -72,16 +79,18 @@ struct EntityAnalysis {
         guard let classDecl else {
             var fixIts: [FixIt] = []
             if let structDecl = declaration.as(StructDeclSyntax.self) {
+                let keyword = structDecl.structKeyword
                 fixIts.append(
                     FixIt(
                         message: EntityFixIt(message: "Make it a final class inheriting from ManagedObject"),
                         changes: [
                             .replace(
-                                oldNode: Syntax(structDecl.structKeyword),
-                                newNode: Syntax(TokenSyntax.identifier("final class ", leadingTrivia: structDecl.structKeyword.leadingTrivia)))
+                                oldNode: Syntax(keyword),
+                                newNode: Syntax(TokenSyntax.identifier("final class", leadingTrivia: keyword.leadingTrivia, trailingTrivia: keyword.trailingTrivia))),
+                            Self.addingManagedObject(to: structDecl.name, clause: structDecl.inheritanceClause),
                         ]))
             }
-            diagnose(.notAClass, "@Entity applies to classes; a \(Self.kindName(of: declaration)) cannot be a managed object.",
+            diagnose(.notAClass, "@Entity applies to classes; \(Self.kindName(of: declaration)) cannot be a managed object.",
                 at: Syntax(node), fixIts: fixIts)
             return
         }
@@ -94,19 +103,7 @@ struct EntityAnalysis {
         {
             superclassName = first
         } else {
-            let change: FixIt.Change
-            if let clause = classDecl.inheritanceClause {
-                change = .replace(
-                    oldNode: Syntax(clause),
-                    newNode: Syntax(InheritanceClauseSyntax(inheritedTypes: InheritedTypeListSyntax([
-                        InheritedTypeSyntax(type: TypeSyntax("ManagedObject"), trailingComma: .commaToken())
-                    ] + clause.inheritedTypes))))
-            } else {
-                change = .replace(
-                    oldNode: Syntax(classDecl.name),
-                    newNode: Syntax(classDecl.name.with(\.trailingTrivia, []).with(\.tokenKind, .identifier(className + ": ManagedObject"))
-                        .with(\.trailingTrivia, classDecl.name.trailingTrivia)))
-            }
+            let change = Self.addingManagedObject(to: classDecl.name, clause: classDecl.inheritanceClause)
             diagnose(.missingSuperclass,
                 "@Entity class '\(className)' must inherit from ManagedObject or from another @Entity class.",
                 at: Syntax(classDecl.name), fixIts: [FixIt(message: EntityFixIt(message: "Inherit from ManagedObject"), changes: [change])])
@@ -135,12 +132,27 @@ struct EntityAnalysis {
         checkAmbiguousInverses()
     }
 
+    /// The kind of a declaration with its article, as in "an enum".
     static func kindName(of declaration: some DeclGroupSyntax) -> String {
-        if declaration.is(StructDeclSyntax.self) { return "struct" }
-        if declaration.is(EnumDeclSyntax.self) { return "enum" }
-        if declaration.is(ActorDeclSyntax.self) { return "actor" }
-        if declaration.is(ProtocolDeclSyntax.self) { return "protocol" }
-        return "extension"
+        if declaration.is(StructDeclSyntax.self) { return "a struct" }
+        if declaration.is(EnumDeclSyntax.self) { return "an enum" }
+        if declaration.is(ActorDeclSyntax.self) { return "an actor" }
+        if declaration.is(ProtocolDeclSyntax.self) { return "a protocol" }
+        return "an extension"
+    }
+
+    /// A fix-it change that makes `ManagedObject` the first inherited type of a declaration.
+    static func addingManagedObject(to name: TokenSyntax, clause: InheritanceClauseSyntax?) -> FixIt.Change {
+        guard let clause else {
+            return .replace(
+                oldNode: Syntax(name),
+                newNode: Syntax(name.with(\.tokenKind, .identifier(name.text + ": ManagedObject"))))
+        }
+        let managedObject = InheritedTypeSyntax(
+            type: IdentifierTypeSyntax(name: .identifier("ManagedObject")), trailingComma: .commaToken(trailingTrivia: .space))
+        return .replace(
+            oldNode: Syntax(clause),
+            newNode: Syntax(clause.with(\.inheritedTypes, InheritedTypeListSyntax([managedObject] + Array(clause.inheritedTypes)))))
     }
 
     mutating func diagnose(_ kind: EntityDiagnostic, _ message: String, at node: Syntax, fixIts: [FixIt] = []) {
@@ -166,6 +178,18 @@ struct EntityAnalysis {
             return
         }
         if Self.attribute(named: ["Transient"], in: variable.attributes) != nil { return }
+        // `@_PersistedProperty` can only make accessors for a declaration of one named property;
+        // any other stored property would silently stay an ordinary stored property.
+        let isStored = variable.bindings.contains { $0.accessorBlock == nil }
+        if isStored
+            && (variable.bindings.count > 1 || !variable.bindings.allSatisfy { $0.pattern.is(IdentifierPatternSyntax.self) })
+        {
+            let names = variable.bindings.map { "'\($0.pattern.trimmedDescription)'" }.joined(separator: ", ")
+            diagnose(.multipleBindings,
+                "\(names) must be declared one per 'var': @Entity turns each stored property into accessors of its own.",
+                at: Syntax(variable.bindingSpecifier))
+            return
+        }
         for binding in variable.bindings {
             guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
             let name = identifier.identifier.text
@@ -190,7 +214,7 @@ struct EntityAnalysis {
                     ])])
                 continue
             }
-            if Self.reservedNames.contains(name) {
+            if Self.reservedNames.contains(Self.unescaped(name)) {
                 diagnose(.reservedName, "'\(name)' is reserved by Strata on managed objects; rename the property.", at: Syntax(identifier))
                 continue
             }
@@ -291,6 +315,12 @@ struct EntityAnalysis {
             || name.hasPrefix("Dictionary<")
     }
 
+    /// An identifier without the backticks that escape a keyword.
+    static func unescaped(_ identifier: String) -> String {
+        identifier.count > 1 && identifier.hasPrefix("`") && identifier.hasSuffix("`")
+            ? String(identifier.dropFirst().dropLast()) : identifier
+    }
+
     static func strippingModule(_ text: String) -> String {
         for prefix in ["Foundation.", "Swift."] where text.hasPrefix(prefix) { return String(text.dropFirst(prefix.count)) }
         return text
@@ -310,7 +340,7 @@ struct EntityAnalysis {
         guard let keyPath = expression.as(KeyPathExprSyntax.self),
             let component = keyPath.components.last?.component.as(KeyPathPropertyComponentSyntax.self)
         else { return nil }
-        return component.declName.baseName.text
+        return unescaped(component.declName.baseName.text)
     }
 
     static func inverseName(_ relationship: AttributeSyntax?) -> String? {

@@ -49,9 +49,6 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     ) throws -> [ExtensionDeclSyntax] {
         let analysis = EntityAnalysis(declaration: declaration, attribute: node)
         guard !analysis.hasErrors else { return [] }
-        // Only final classes get conformances: a conformance that a subclass inherits from a
-        // macro-generated extension of its parent crashes the Swift 6.3 compiler, and parents
-        // are never final.
         // `@Entity` declares both conformances and is for final classes; `@Entity(.abstract)` and
         // `@Entity(.inheritable)` declare only PersistentModel. Every declared conformance must be
         // emitted for a class that is subclassed (the Swift 6.3 compiler crashes otherwise); the
@@ -135,9 +132,9 @@ struct EntityGenerator {
         var text: String
         switch property.kind {
         case .attribute:
-            text = "AttributeDescription(name: \"\(property.name)\", type: (\(property.baseType)).attributeType, isOptional: \(property.isOptional)"
+            text = "AttributeDescription(name: \"\(property.schemaName)\", type: (\(property.baseType)).attributeType, isOptional: \(property.isOptional)"
         default:
-            text = "AttributeDescription(name: \"\(property.name)\", type: .codable, isOptional: \(property.isOptional)"
+            text = "AttributeDescription(name: \"\(property.schemaName)\", type: .codable, isOptional: \(property.isOptional)"
         }
         if property.kind == .attribute, Self.isSimpleLiteral(property.initializer), let initializer = property.initializer {
             text += ", defaultValue: \(initializer.trimmedDescription)"
@@ -156,7 +153,7 @@ struct EntityGenerator {
     func relationshipDescription(_ property: PropertyInfo) -> String {
         let isToMany = property.kind != .toOne
         var text =
-            "RelationshipDescription(name: \"\(property.name)\", destination: \"\(property.baseType)\", inverse: \(property.inverseName.map { "\"\($0)\"" } ?? "nil"), isToMany: \(isToMany), isOrdered: \(property.kind == .toManyArray), isOptional: \(isToMany || property.isOptional))"
+            "RelationshipDescription(name: \"\(property.schemaName)\", destination: \"\(property.baseType)\", inverse: \(property.inverseName.map { "\"\($0)\"" } ?? "nil"), isToMany: \(isToMany), isOrdered: \(property.kind == .toManyArray), isOptional: \(isToMany || property.isOptional))"
         if let relationship = property.relationship {
             let arguments = relationship.arguments?.as(LabeledExprListSyntax.self)?.trimmedDescription ?? ""
             text += "._applying(\(arguments))"
@@ -167,7 +164,7 @@ struct EntityGenerator {
     func entityDescription() -> DeclSyntax {
         let attributes = analysis.attributes.map { "            " + attributeDescription($0) }.joined(separator: ",\n")
         let relationships = analysis.relationships.map { "            " + relationshipDescription($0) }.joined(separator: ",\n")
-        let unique = analysis.attributes.filter(\.isUnique).map { [$0.name] } + analysis.uniqueness
+        let unique = analysis.attributes.filter(\.isUnique).map { [$0.schemaName] } + analysis.uniqueness
         let uniqueText = unique.map { "[" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }.joined(separator: ", ")
         let indexText = analysis.indexes.map { "IndexDescription([" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "])" }
             .joined(separator: ", ")
@@ -202,7 +199,7 @@ struct EntityGenerator {
     }
 
     func keyPathTable() -> DeclSyntax {
-        let own = analysis.properties.map { "(\\Root.\($0.name), \"\($0.name)\")" }.joined(separator: ", ")
+        let own = analysis.properties.map { "(\\Root.\($0.name), \"\($0.schemaName)\")" }.joined(separator: ", ")
         let inherited = analysis.superclassName.map { "\($0).__strata_\($0)_keyPathNames(Root.self) + " } ?? ""
         return """
             static func __strata_\(raw: name)_keyPathNames<Root: \(raw: name)>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
@@ -246,14 +243,20 @@ struct EntityGenerator {
         var attributes = ""
         if let parent = analysis.superclassName {
             attributes = "@dynamicMemberLookup\n"
-            lookup = """
-
-                /// The inherited properties, read and written as if they were declared here.
-                \(access)subscript<T>(dynamicMember keyPath: WritableKeyPath<\(parent).Value, T>) -> T {
-                    get { inherited[keyPath: keyPath] }
-                    set { inherited[keyPath: keyPath] = newValue }
-                }
-                """
+            // Unindented like the other interpolated lines: the expansion's formatter indents it.
+            lookup = [
+                "",
+                "",
+                "/// The inherited properties, read and written as if they were declared here.",
+                "\(access)subscript<T>(dynamicMember keyPath: WritableKeyPath<\(parent).Value, T>) -> T {",
+                "get {",
+                "inherited[keyPath: keyPath]",
+                "}",
+                "set {",
+                "inherited[keyPath: keyPath] = newValue",
+                "}",
+                "}",
+            ].joined(separator: "\n")
         }
         return """
             /// A `Sendable` snapshot of a `\(raw: name)`: its stored properties, its relationships as
@@ -272,13 +275,13 @@ struct EntityGenerator {
     func makeValue() -> DeclSyntax {
         var arguments = ["objectID: objectID"]
         if let parent = analysis.superclassName { arguments.append("inherited: __strata_\(parent)_makeValue()") }
-        for property in analysis.attributes { arguments.append("\(property.name): self.\(property.name)") }
+        for property in analysis.attributes { arguments.append("\(property.argumentLabel): self.\(property.name)") }
         for property in analysis.relationships {
             let index = analysis.indexExpression(for: property)
             arguments.append(
                 property.kind == .toOne
-                    ? "\(property.name): _relatedObjectID(at: \(index))"
-                    : "\(property.name): _relatedObjectIDs(at: \(index))")
+                    ? "\(property.argumentLabel): _relatedObjectID(at: \(index))"
+                    : "\(property.argumentLabel): _relatedObjectIDs(at: \(index))")
         }
         return """
             \(raw: access)func __strata_\(raw: name)_makeValue() -> \(raw: name).Value {

@@ -22,7 +22,8 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let relationships: [RelationshipDescription]
     /// Uniqueness constraints, inherited ones included.
     public let uniquenessConstraints: [[String]]
-    /// Indexes: the declared ones plus one per attribute marked ``AttributeDescription/isIndexed``.
+    /// Indexes: the parent's, the declared ones, and one per attribute marked
+    /// ``AttributeDescription/isIndexed`` that no declared index already covers.
     public let indexes: [IndexDescription]
     /// A hash of everything about the entity that affects how its instances are stored.
     public let versionHash: String
@@ -48,9 +49,16 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.attributes = (superentity?.attributes ?? []) + declaration.attributes
         self.relationships = (superentity?.relationships ?? []) + ownRelationships
         self.uniquenessConstraints = (superentity?.uniquenessConstraints ?? []) + declaration.uniquenessConstraints
-        self.indexes =
-            declaration.indexes
-            + declaration.attributes.filter(\.isIndexed).map { IndexDescription(name: "by_" + $0.name, [$0.name]) }
+        // Subentities share their root's table, so they inherit its indexes; an attribute marked
+        // indexed adds a single-column index unless a declared index already covers exactly it.
+        var indexes = (superentity?.indexes ?? []) + declaration.indexes
+        for attribute in declaration.attributes where attribute.isIndexed {
+            let name = "by_" + attribute.name
+            if !indexes.contains(where: { $0.name == name || $0.elements.map(\.propertyName) == [attribute.name] }) {
+                indexes.append(IndexDescription(name: name, [attribute.name]))
+            }
+        }
+        self.indexes = indexes
         self.versionHash = versionHash
         self.objectType = objectType
         self.attributeNumbers = Dictionary(

@@ -122,8 +122,8 @@ public final class Schema: Sendable, CustomStringConvertible {
     }
 }
 
-/// Names that no entity or property may use: they would shadow `ManagedObject` API or collide
-/// with columns the stores add.
+/// Names that no property may use: they would shadow `ManagedObject` API. (Store columns of
+/// their own start with an underscore, which no valid property name can share.)
 let reservedPropertyNames: Set<String> = [
     "objectID", "entity", "context", "managedObjectContext", "isInserted", "isUpdated",
     "isDeleted", "isFault", "hasChanges", "description", "debugDescription", "hashValue",
@@ -132,9 +132,8 @@ let reservedPropertyNames: Set<String> = [
 
 private func isValidIdentifier(_ name: String) -> Bool {
     guard let first = name.unicodeScalars.first else { return false }
-    guard first == "_" ? name.count > 1 && !name.hasPrefix("__") : CharacterSet.letters.contains(first) else {
-        return false
-    }
+    // Names start with a letter: stores name their own tables and columns with a leading underscore.
+    guard CharacterSet.letters.contains(first) else { return false }
     let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_"))
     return name.unicodeScalars.allSatisfy { allowed.contains($0) }
 }

@@ -1,10 +1,14 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
 
+// Swift 6 language mode (complete concurrency checking) and warnings as errors for every target,
+// tests included. Warning settings apply only when Strata is the root package, so they never
+// break the builds of packages that depend on it.
 let strictSwift6: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(

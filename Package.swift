@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         // SHA-256 for schema version hashes on every platform (CryptoKit is Apple-only).
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // SQLite access for the embedded default store: WAL, a writer with concurrent readers,
+        // prepared-statement caching.
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // The `strata` command-line tool.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
@@ -42,6 +45,7 @@ let package = Package(
             dependencies: [
                 "StrataMacros",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -61,7 +65,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6
         ),

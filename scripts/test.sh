@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System libraries: Foundation's XML parser (Xcode model loading) needs libxml2 at run time.
+# System libraries: Foundation's XML parser (Xcode model loading) needs libxml2 at run time;
+# GRDB builds against the system SQLite.
 need=()
 ldconfig -p 2>/dev/null | grep -q 'libxml2\.so\.2' || need+=(libxml2)
+[[ -f /usr/include/sqlite3.h ]] || need+=(libsqlite3-dev)
 if ((${#need[@]})); then
     if command -v apt-get >/dev/null 2>&1; then
         sudo_cmd=""

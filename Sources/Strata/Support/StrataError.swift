@@ -157,4 +157,29 @@ extension StrataError.Code {
     public static let objectDeleted = Self(rawValue: "objectDeleted")
     /// An abstract entity cannot have instances.
     public static let abstractEntity = Self(rawValue: "abstractEntity")
+
+    // MARK: Stores
+
+    /// The file is not a Strata store (another SQLite database, or not a database at all); it
+    /// was not modified.
+    public static let notAStore = Self(rawValue: "notAStore")
+    /// The store file is damaged (truncated or corrupt); it was not modified.
+    public static let corruptStore = Self(rawValue: "corruptStore")
+    /// The store was written with another schema; ``StrataError/details`` lists the
+    /// differences. Migrate the store or open it with its own schema.
+    public static let incompatibleSchema = Self(rawValue: "incompatibleSchema")
+    /// The store cannot be created or written at its location (read-only file or folder).
+    public static let storeNotWritable = Self(rawValue: "storeNotWritable")
+    /// The database reported an error; ``StrataError/underlyingError`` holds it.
+    public static let storeError = Self(rawValue: "storeError")
+    /// A row changed or disappeared since the object was read (optimistic locking).
+    public static let optimisticLockingFailure = Self(rawValue: "optimisticLockingFailure")
+    /// Saving would give two objects the same values for a uniqueness constraint.
+    public static let constraintConflict = Self(rawValue: "constraintConflict")
+    /// A deny delete rule refused a deletion while related objects exist.
+    public static let deleteDenied = Self(rawValue: "deleteDenied")
+    /// The container or store was closed.
+    public static let storeClosed = Self(rawValue: "storeClosed")
+    /// The context has no store for the object's entity.
+    public static let noStore = Self(rawValue: "noStore")
 }

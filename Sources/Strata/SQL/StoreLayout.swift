@@ -1,0 +1,214 @@
+/// How a schema maps onto tables: one table per root entity (subentities share it, told apart
+/// by an entity column), a column per stored attribute and per to-one relationship, and join
+/// tables for to-many relationships whose inverse is not to-one.
+///
+/// Every table and column name comes from the schema, whose names are validated identifiers
+/// (letters, digits, underscores, starting with a letter); Strata's own names start with an
+/// underscore, so they can never collide with a property.
+struct StoreLayout: Sendable {
+    /// Column names Strata adds to every entity table.
+    static let primaryKeyColumn = "_pk"
+    static let entityColumn = "_entity"
+    static let versionColumn = "_version"
+    static let metadataTable = "_strata_metadata"
+
+    /// How one to-many relationship is stored.
+    enum ToManyStorage: Sendable, Hashable {
+        /// The destination rows point back through the inverse to-one column; an ordered
+        /// relationship also keeps each row's position in `orderColumn`.
+        case inverseColumn(table: String, column: String, orderColumn: String?)
+        /// A join table holds (source, target, position) rows. `sourceColumn` holds this side's
+        /// key; for the inverse side of a many-to-many relationship the columns are swapped.
+        case joinTable(table: String, sourceColumn: String, targetColumn: String, positionColumn: String?)
+    }
+
+    /// The storage of one entity.
+    struct EntityLayout: Sendable {
+        var table: String
+        /// This entity and every subentity, for `WHERE _entity IN (...)`.
+        var kindNames: [String]
+        /// Column per attribute number; `nil` for transient attributes.
+        var attributeColumns: [String?]
+        /// Foreign-key column per relationship number; `nil` for to-many relationships.
+        var toOneColumns: [String?]
+        /// The column holding the target's entity, for to-one relationships whose destination
+        /// has subentities.
+        var toOneEntityColumns: [String?]
+        /// Storage per relationship number; `nil` for to-one relationships.
+        var toMany: [ToManyStorage?]
+    }
+
+    /// A table and its columns (name, declared type).
+    struct Table: Sendable {
+        var name: String
+        var columns: [(name: String, type: String)]
+        var isJoinTable: Bool
+    }
+
+    var entities: [String: EntityLayout] = [:]
+    var tables: [Table] = []
+    var indexes: [(name: String, sql: String)] = []
+
+    init(schema: Schema) {
+        var columnsByTable: [String: [(String, String)]] = [:]
+        var tableOrder: [String] = []
+        func addColumn(_ table: String, _ name: String, _ type: String) {
+            if !(columnsByTable[table]?.contains { $0.0 == name } ?? false) {
+                columnsByTable[table, default: []].append((name, type))
+            }
+        }
+        for entity in schema.entities where entity.superentity == nil {
+            tableOrder.append(entity.name)
+            columnsByTable[entity.name] = [
+                (Self.primaryKeyColumn, "INTEGER PRIMARY KEY"), (Self.entityColumn, "TEXT NOT NULL"),
+                (Self.versionColumn, "INTEGER NOT NULL DEFAULT 1"),
+            ]
+        }
+        var joinTables: [Table] = []
+        for entity in schema.entities {
+            let table = entity.rootEntity.name
+            var layout = EntityLayout(
+                table: table, kindNames: entity.kindNames.sorted(), attributeColumns: [], toOneColumns: [],
+                toOneEntityColumns: [], toMany: [])
+            for attribute in entity.attributes {
+                guard !attribute.isTransient else {
+                    layout.attributeColumns.append(nil)
+                    continue
+                }
+                layout.attributeColumns.append(attribute.name)
+                addColumn(table, attribute.name, Self.columnType(attribute.type))
+            }
+            for relationship in entity.relationships {
+                let destination = schema.entity(named: relationship.destinationEntityName)
+                let inverse = relationship.inverseName.flatMap { destination?.relationship(named: $0) }
+                if !relationship.isToMany {
+                    layout.toOneColumns.append(relationship.name)
+                    addColumn(table, relationship.name, "INTEGER")
+                    if let destination, destination.kindNames.count > 1 {
+                        let column = "_\(relationship.name)_entity"
+                        layout.toOneEntityColumns.append(column)
+                        addColumn(table, column, "TEXT")
+                    } else {
+                        layout.toOneEntityColumns.append(nil)
+                    }
+                    layout.toMany.append(nil)
+                    continue
+                }
+                layout.toOneColumns.append(nil)
+                layout.toOneEntityColumns.append(nil)
+                if let inverse, !inverse.isToMany, let destination {
+                    let orderColumn = relationship.isOrdered ? "_\(inverse.name)_order" : nil
+                    if let orderColumn { addColumn(destination.rootEntity.name, orderColumn, "INTEGER") }
+                    layout.toMany.append(
+                        .inverseColumn(table: destination.rootEntity.name, column: inverse.name, orderColumn: orderColumn))
+                    continue
+                }
+                // Many-to-many relationships share one join table, named after the side that
+                // sorts first; a relationship without inverse has its own.
+                let here = "\(entity.name).\(relationship.name)"
+                let there = inverse.map { "\(relationship.destinationEntityName).\($0.name)" }
+                let owner = there.map { min(here, $0) } ?? here
+                let joinTable = "_" + owner.replacingOccurrences(of: ".", with: "_")
+                let isOwner = owner == here
+                let positionHere = relationship.isOrdered ? (isOwner ? "_position" : "_inverse_position") : nil
+                layout.toMany.append(
+                    .joinTable(
+                        table: joinTable, sourceColumn: isOwner ? "_source" : "_target",
+                        targetColumn: isOwner ? "_target" : "_source", positionColumn: positionHere))
+                if !joinTables.contains(where: { $0.name == joinTable }) {
+                    joinTables.append(
+                        Table(
+                            name: joinTable,
+                            columns: [
+                                ("_source", "INTEGER NOT NULL"), ("_target", "INTEGER NOT NULL"),
+                                ("_position", "INTEGER"), ("_inverse_position", "INTEGER"),
+                            ],
+                            isJoinTable: true))
+                    indexes.append(
+                        (
+                            "\(joinTable)_source",
+                            "CREATE INDEX IF NOT EXISTS \(quoted("\(joinTable)_source")) ON \(quoted(joinTable))(\"_source\")"
+                        ))
+                    indexes.append(
+                        (
+                            "\(joinTable)_target",
+                            "CREATE INDEX IF NOT EXISTS \(quoted("\(joinTable)_target")) ON \(quoted(joinTable))(\"_target\")"
+                        ))
+                }
+            }
+            entities[entity.name] = layout
+        }
+        tables = tableOrder.map { Table(name: $0, columns: columnsByTable[$0] ?? [], isJoinTable: false) } + joinTables
+
+        // Indexes and uniqueness constraints, scoped to the entity and its subentities.
+        for entity in schema.entities {
+            guard let layout = entities[entity.name] else { continue }
+            let ownIndexes = entity.indexes.filter { index in
+                !(entity.superentity?.indexes.contains(where: { $0.name == index.name }) ?? false)
+            }
+            let scope = Self.scopeClause(for: layout, schemaEntity: entity)
+            for index in ownIndexes {
+                let name = "\(entity.name)_\(index.name)"
+                let columns = index.elements.map { quoted($0.propertyName) + ($0.isAscending ? "" : " DESC") }
+                indexes.append(
+                    (
+                        name,
+                        "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(layout.table))(\(columns.joined(separator: ", ")))\(scope)"
+                    ))
+            }
+            let ownConstraints = entity.declaration.uniquenessConstraints
+            for (number, constraint) in ownConstraints.enumerated() {
+                let name = "\(entity.name)_unique_\(number)"
+                let columns = constraint.map(quoted)
+                indexes.append(
+                    (
+                        name,
+                        "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(layout.table))(\(columns.joined(separator: ", ")))\(scope)"
+                    ))
+            }
+        }
+        // A to-one column is looked up whenever the inverse to-many relationship is read.
+        for table in tables where !table.isJoinTable {
+            for entity in schema.entities where entity.rootEntity.name == table.name {
+                for relationship in entity.declaration.relationships where !relationship.isToMany {
+                    let name = "\(table.name)_fk_\(relationship.name)"
+                    if !indexes.contains(where: { $0.name == name }) {
+                        indexes.append(
+                            (name, "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(table.name))(\(quoted(relationship.name)))"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// ` WHERE "_entity" IN ('A', 'B')` for an entity with siblings in its table, or nothing.
+    /// Entity names are validated identifiers, so quoting them as literals is safe; DDL takes no
+    /// bound parameters.
+    static func scopeClause(for layout: EntityLayout, schemaEntity entity: Entity) -> String {
+        guard entity.superentity != nil || entity.rootEntity.kindNames.count != layout.kindNames.count else { return "" }
+        return " WHERE \"\(entityColumn)\" IN (" + layout.kindNames.map { "'\($0)'" }.joined(separator: ", ") + ")"
+    }
+
+    static func columnType(_ type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+        case .double, .float, .date: "REAL"
+        case .decimal, .string, .uri, .codable: "TEXT"
+        case .binaryData, .uuid: "BLOB"
+        }
+    }
+
+    /// The SQL that creates every table and index.
+    var creationStatements: [String] {
+        tables.map { table in
+            "CREATE TABLE IF NOT EXISTS \(quoted(table.name)) ("
+                + table.columns.map { "\(quoted($0.name)) \($0.type)" }.joined(separator: ", ") + ")"
+        } + indexes.map(\.sql)
+    }
+}
+
+/// Quotes an identifier for SQL. Identifiers come from validated schemas (no quotes inside);
+/// doubling any quote keeps even an unexpected one harmless.
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

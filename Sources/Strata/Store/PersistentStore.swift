@@ -1,0 +1,165 @@
+import Foundation
+
+/// A place where objects are kept: an SQLite file, an in-memory database or a server.
+///
+/// A store works with rows, not objects: contexts turn objects into a ``StoreChangeSet`` and
+/// rows into objects. Every store applies a change set atomically — all of it or none of it —
+/// and checks optimistic-lock versions, so that every implementation behaves the same for
+/// contexts. Stores are `Sendable` and safe to use from any thread.
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The store's unique identifier, part of every permanent ``ObjectID`` of its objects.
+    var identifier: String { get }
+    /// The schema the store was opened with.
+    var schema: Schema { get }
+    /// The store's location, or `nil` for a store that lives only in memory.
+    var url: URL? { get }
+
+    /// The rows of an entity (and, optionally, its subentities).
+    ///
+    /// - Throws: ``StrataError`` when the store cannot be read.
+    func fetch(_ request: StoreFetchRequest) throws -> [StoreRow]
+
+    /// The number of rows a request matches.
+    func count(_ request: StoreFetchRequest) throws -> Int
+
+    /// The objects a to-many relationship of one object holds, in order for ordered
+    /// relationships.
+    func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID]
+
+    /// Applies a change set atomically.
+    ///
+    /// - Returns: The permanent IDs of inserted objects and the new versions of every inserted
+    ///   and updated object.
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/optimisticLockingFailure`` when an
+    ///   updated row changed (or disappeared) since it was read,
+    ///   ``StrataError/Code/constraintConflict`` when a uniqueness constraint is violated; the
+    ///   store is unchanged after any error.
+    func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
+}
+
+/// What a store fetch asks for.
+public struct StoreFetchRequest: Sendable, Hashable {
+    /// The entity whose rows are wanted.
+    public var entityName: String
+    /// Whether rows of subentities are included.
+    public var includesSubentities: Bool
+    /// Only rows with these primary keys, when set.
+    public var primaryKeys: [Int64]?
+
+    /// Creates a fetch request for `entityName`.
+    public init(entityName: String, includesSubentities: Bool = true, primaryKeys: [Int64]? = nil) {
+        self.entityName = entityName
+        self.includesSubentities = includesSubentities
+        self.primaryKeys = primaryKeys
+    }
+}
+
+/// One row a store returned: an object's committed state.
+public struct StoreRow: Sendable, Hashable {
+    /// The object's ID.
+    public var objectID: ObjectID
+    /// The optimistic-lock version of the row.
+    public var version: Int64
+    /// Attribute values by attribute number of the row's entity; transient attributes are
+    /// ``AttributeValue/null``.
+    public var attributes: [AttributeValue]
+    /// To-one relationship targets by relationship number; `nil` for empty to-one
+    /// relationships and for to-many relationships (which are loaded on demand).
+    public var toOne: [ObjectID?]
+
+    /// Creates a row.
+    public init(objectID: ObjectID, version: Int64, attributes: [AttributeValue], toOne: [ObjectID?]) {
+        self.objectID = objectID
+        self.version = version
+        self.attributes = attributes
+        self.toOne = toOne
+    }
+}
+
+/// The changes of one save, in the form stores apply.
+public struct StoreChangeSet: Sendable {
+    /// A new object.
+    public struct Insert: Sendable {
+        /// The object's temporary ID.
+        public var objectID: ObjectID
+        /// Attribute values by attribute number.
+        public var attributes: [AttributeValue]
+        /// To-one targets by relationship number (`nil` for none and for to-many relationships).
+        public var toOne: [ObjectID?]
+
+        /// Creates an insert.
+        public init(objectID: ObjectID, attributes: [AttributeValue], toOne: [ObjectID?]) {
+            self.objectID = objectID
+            self.attributes = attributes
+            self.toOne = toOne
+        }
+    }
+
+    /// Changed values of a saved object.
+    public struct Update: Sendable {
+        /// The object's permanent ID.
+        public var objectID: ObjectID
+        /// The version the object was read at; the save fails if the row's version differs.
+        public var expectedVersion: Int64
+        /// Changed attribute values by attribute number.
+        public var attributes: [Int: AttributeValue]
+        /// Changed to-one targets by relationship number.
+        public var toOne: [Int: ObjectID?]
+
+        /// Creates an update.
+        public init(objectID: ObjectID, expectedVersion: Int64, attributes: [Int: AttributeValue], toOne: [Int: ObjectID?]) {
+            self.objectID = objectID
+            self.expectedVersion = expectedVersion
+            self.attributes = attributes
+            self.toOne = toOne
+        }
+    }
+
+    /// The new contents of a to-many relationship that the store keeps itself (many-to-many,
+    /// without inverse, or ordered).
+    public struct ToManyUpdate: Sendable {
+        /// The object that holds the relationship (temporary or permanent ID).
+        public var objectID: ObjectID
+        /// The relationship's number in the object's entity.
+        public var relationshipNumber: Int
+        /// The related objects, in order.
+        public var targets: [ObjectID]
+
+        /// Creates a to-many update.
+        public init(objectID: ObjectID, relationshipNumber: Int, targets: [ObjectID]) {
+            self.objectID = objectID
+            self.relationshipNumber = relationshipNumber
+            self.targets = targets
+        }
+    }
+
+    /// New objects.
+    public var inserts: [Insert] = []
+    /// Changed objects.
+    public var updates: [Update] = []
+    /// Deleted objects (permanent IDs) with the version they were read at.
+    public var deletes: [(objectID: ObjectID, expectedVersion: Int64)] = []
+    /// To-many relationships to rewrite.
+    public var toManyUpdates: [ToManyUpdate] = []
+    /// Who made the changes (recorded in history).
+    public var author: String?
+    /// The name of the context that saved (recorded in history).
+    public var contextName: String?
+
+    /// Creates an empty change set.
+    public init() {}
+
+    /// Whether there is nothing to save.
+    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && toManyUpdates.isEmpty }
+}
+
+/// What a store reports after applying a change set.
+public struct StoreSaveResult: Sendable {
+    /// The permanent ID of each inserted object, by its temporary ID.
+    public var permanentIDs: [ObjectID: ObjectID] = [:]
+    /// The new version of each inserted and updated object, by permanent ID.
+    public var versions: [ObjectID: Int64] = [:]
+
+    /// Creates an empty result.
+    public init() {}
+}

@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        guard !changes.isEmpty else { return StoreSaveResult() }
+        var currentSQL: String?
+        do {
+            return try writer.write { db in
+                var writer = ChangeWriter(store: self, db: db)
+                defer { currentSQL = writer.lastSQL }
+                try writer.apply(changes)
+                return writer.result
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw StrataError(
+                .constraintConflict,
+                "Saving would break a uniqueness constraint (\(error.message ?? "UNIQUE constraint failed")). Nothing was saved.",
+                fileURL: url, underlyingError: error)
+        } catch {
+            throw storeError(error, sql: currentSQL)
+        }
+    }
+}
+
+/// Applies one change set inside a write transaction.
+private struct ChangeWriter {
+    let store: SQLiteStore
+    let db: Database
+    var result = StoreSaveResult()
+    var lastSQL: String?
+
+    init(store: SQLiteStore, db: Database) {
+        self.store = store
+        self.db = db
+    }
+
+    /// The permanent form of an ID: saved objects keep theirs, objects inserted in this save
+    /// get the one just assigned.
+    func permanent(_ objectID: ObjectID) throws -> ObjectID {
+        if !objectID.isTemporaryID { return objectID }
+        guard let assigned = result.permanentIDs[objectID] else {
+            throw StrataError(
+                .objectNotFound,
+                "The save refers to \(objectID), a new object that is not part of the save. Insert it into the same context.",
+                entityName: objectID.entityName, objectID: objectID)
+        }
+        return assigned
+    }
+
+    mutating func execute(_ sql: String, _ arguments: StatementArguments) throws {
+        lastSQL = sql
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.execute(arguments: arguments)
+    }
+
+    mutating func apply(_ changes: StoreChangeSet) throws {
+        // 1. Rows of new objects, without their to-one references (which may point at other
+        //    new objects that have no key yet).
+        for insert in changes.inserts {
+            let (entity, layout) = try store.resolve(insert.objectID.entityName)
+            var columns = [StoreLayout.entityColumn, StoreLayout.versionColumn]
+            var arguments: StatementArguments = [entity.name, 1]
+            for (number, column) in layout.attributeColumns.enumerated() {
+                guard let column else { continue }
+                columns.append(column)
+                arguments += [SQLiteValueCoding.databaseValue(insert.attributes[number])]
+            }
+            let sql = "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES ("
+                + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+            try execute(sql, arguments)
+            let objectID = ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: db.lastInsertedRowID)
+            result.permanentIDs[insert.objectID] = objectID
+            result.versions[objectID] = 1
+        }
+        // 2. To-one references of new objects.
+        for insert in changes.inserts {
+            let (_, layout) = try store.resolve(insert.objectID.entityName)
+            let objectID = try permanent(insert.objectID)
+            var assignments: [(String, DatabaseValue)] = []
+            for (number, column) in layout.toOneColumns.enumerated() {
+                guard let column, number < insert.toOne.count, let target = insert.toOne[number] else { continue }
+                let targetID = try permanent(target)
+                assignments.append((column, (targetID.primaryKey ?? 0).databaseValue))
+                if let entityColumn = layout.toOneEntityColumns[number] {
+                    assignments.append((entityColumn, targetID.entityName.databaseValue))
+                }
+            }
+            guard !assignments.isEmpty, let primaryKey = objectID.primaryKey else { continue }
+            let sql = "UPDATE \(quoted(layout.table)) SET " + assignments.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
+                + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
+            try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue]))
+        }
+        // 3. Changed objects, checking that nobody changed them since they were read.
+        for update in changes.updates {
+            let (entity, layout) = try store.resolve(update.objectID.entityName)
+            guard let primaryKey = update.objectID.primaryKey else { continue }
+            var assignments: [(String, DatabaseValue)] = []
+            for (number, value) in update.attributes.sorted(by: { $0.key < $1.key }) {
+                guard number < layout.attributeColumns.count, let column = layout.attributeColumns[number] else { continue }
+                assignments.append((column, SQLiteValueCoding.databaseValue(value)))
+            }
+            for (number, target) in update.toOne.sorted(by: { $0.key < $1.key }) {
+                guard number < layout.toOneColumns.count, let column = layout.toOneColumns[number] else { continue }
+                let targetID = try target.map(permanent)
+                assignments.append((column, targetID?.primaryKey?.databaseValue ?? .null))
+                if let entityColumn = layout.toOneEntityColumns[number] {
+                    assignments.append((entityColumn, targetID?.entityName.databaseValue ?? .null))
+                }
+            }
+            let sql = "UPDATE \(quoted(layout.table)) SET "
+                + (assignments.map { "\(quoted($0.0)) = ?" } + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
+                .joined(separator: ", ")
+                + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
+            try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue, update.expectedVersion.databaseValue]))
+            guard db.changesCount == 1 else {
+                throw lockingFailure(update.objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
+            }
+            result.versions[update.objectID] = update.expectedVersion + 1
+        }
+        // 4. To-many relationships the store keeps itself.
+        for change in changes.toManyUpdates {
+            let (_, layout) = try store.resolve(change.objectID.entityName)
+            let objectID = try permanent(change.objectID)
+            guard let primaryKey = objectID.primaryKey, change.relationshipNumber < layout.toMany.count else { continue }
+            let targets = try change.targets.map(permanent)
+            switch layout.toMany[change.relationshipNumber] {
+            case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
+                // Both sides of a many-to-many relationship describe the same rows; the side that
+                // owns the table is written, the other follows from it.
+                // Both sides of a many-to-many relationship describe the same rows. Contexts keep
+                // the sides in step, so a change on the inverse side always comes with a change
+                // on the owning side, which is the one written.
+                if sourceColumn != "_source" { continue }
+                try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?", [primaryKey])
+                let insert = "INSERT INTO \(quoted(table)) (\(quoted(sourceColumn)), \(quoted(targetColumn))"
+                    + (positionColumn.map { ", \(quoted($0))" } ?? "") + ") VALUES (?, ?" + (positionColumn == nil ? "" : ", ?") + ")"
+                for (position, target) in targets.enumerated() {
+                    var arguments: StatementArguments = [primaryKey, target.primaryKey ?? 0]
+                    if positionColumn != nil { arguments += [Int64(position)] }
+                    try execute(insert, arguments)
+                }
+            case .inverseColumn(let table, _, let orderColumn):
+                guard let orderColumn else { continue }
+                let sql = "UPDATE \(quoted(table)) SET \(quoted(orderColumn)) = ? WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
+                for (position, target) in targets.enumerated() {
+                    try execute(sql, [Int64(position), target.primaryKey ?? 0])
+                }
+            case nil:
+                continue
+            }
+        }
+        // 5. Deleted objects, and the join rows that mention them.
+        for (objectID, expectedVersion) in changes.deletes {
+            let (entity, layout) = try store.resolve(objectID.entityName)
+            guard let primaryKey = objectID.primaryKey else { continue }
+            try execute(
+                "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?",
+                [primaryKey, expectedVersion])
+            guard db.changesCount == 1 else {
+                throw lockingFailure(objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
+            }
+            for storage in layout.toMany {
+                guard case .joinTable(let table, let sourceColumn, _, _) = storage else { continue }
+                try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?", [primaryKey])
+            }
+        }
+    }
+
+    func rowVersion(_ layout: StoreLayout.EntityLayout, _ primaryKey: Int64) throws -> Int64? {
+        try Int64.fetchOne(
+            db, sql: "SELECT \(quoted(StoreLayout.versionColumn)) FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?",
+            arguments: [primaryKey])
+    }
+
+    func lockingFailure(_ objectID: ObjectID, entity: String, deleted: Bool) -> StrataError {
+        StrataError(
+            .optimisticLockingFailure,
+            deleted
+                ? "\(objectID) was deleted by another context since it was read. Nothing was saved; refresh the object."
+                : "\(objectID) was changed by another context since it was read. Nothing was saved; refresh the object and apply the change again, or choose a merge policy.",
+            entityName: entity, objectID: objectID)
+    }
+}

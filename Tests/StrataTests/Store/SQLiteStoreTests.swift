@@ -1,0 +1,176 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Strata
+
+@Suite struct SQLiteStoreTests {
+    static func schema() throws -> Schema { try Schema([Movie.self]) }
+
+    static func insert(_ entity: String, _ attributes: [String: AttributeValue], in schema: Schema, toOne: [String: ObjectID] = [:]) throws
+        -> StoreChangeSet.Insert
+    {
+        let description = try #require(schema.entity(named: entity))
+        return StoreChangeSet.Insert(
+            objectID: ObjectID(entityName: entity),
+            attributes: description.attributes.map { attributes[$0.name] ?? $0.defaultValue },
+            toOne: description.relationships.map { toOne[$0.name] })
+    }
+
+    @Test func savesAndFetchesRowsAcrossReopening() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("Movies.sqlite")
+        let schema = try Self.schema()
+        let id = UUID()
+        var identifier = ""
+        do {
+            let store = try SQLiteStore(url: url, schema: schema)
+            identifier = store.identifier
+            var changes = StoreChangeSet()
+            let movie = try Self.insert(
+                "Movie", ["id": .uuid(id), "title": "Heat", "boxOffice": .decimal(Decimal(string: "187436818.25")!), "year": 1995],
+                in: schema)
+            changes.inserts = [movie, try Self.insert("Review", ["text": "Great", "stars": 5], in: schema, toOne: ["movie": movie.objectID])]
+            let result = try store.save(changes)
+            #expect(result.permanentIDs.count == 2)
+        }
+        let store = try SQLiteStore(url: url, schema: schema)
+        #expect(store.identifier == identifier)
+        let movies = try store.fetch(StoreFetchRequest(entityName: "Movie"))
+        #expect(movies.count == 1)
+        let movie = try #require(movies.first)
+        let entity = try #require(schema.entity(named: "Movie"))
+        #expect(movie.attributes[entity.attributeNumber(named: "id")!] == .uuid(id))
+        #expect(movie.attributes[entity.attributeNumber(named: "title")!] == "Heat")
+        #expect(movie.attributes[entity.attributeNumber(named: "boxOffice")!] == .decimal(Decimal(string: "187436818.25")!))
+        let reviews = try store.relatedObjectIDs(of: movie.objectID, relationshipNamed: "reviews")
+        #expect(reviews.count == 1)
+        let review = try #require(try store.fetch(StoreFetchRequest(entityName: "Review")).first)
+        #expect(review.toOne == [movie.objectID])
+        #expect(try store.count(StoreFetchRequest(entityName: "Review")) == 1)
+    }
+
+    @Test func rejectsFilesThatAreNotStoresWithoutTouchingThem() throws {
+        let directory = try TemporaryDirectory()
+        let schema = try Self.schema()
+        let text = directory.file("notes.txt")
+        try Data("hello, this is not a database".utf8).write(to: text)
+        #expect(throws: StrataError.self) { try SQLiteStore(url: text, schema: schema) }
+        do { _ = try SQLiteStore(url: text, schema: schema) } catch let error as StrataError { #expect(error.code == .notAStore) }
+        #expect(try Data(contentsOf: text) == Data("hello, this is not a database".utf8))
+
+        let foreign = directory.file("foreign.sqlite")
+        let queue = try DatabaseQueue(path: foreign.path)
+        try queue.write { try $0.execute(sql: "CREATE TABLE t (x INTEGER)") }
+        try queue.close()
+        let before = try Data(contentsOf: foreign)
+        do {
+            _ = try SQLiteStore(url: foreign, schema: schema)
+            Issue.record("opened a foreign database")
+        } catch let error as StrataError {
+            #expect(error.code == .notAStore)
+        }
+        #expect(try Data(contentsOf: foreign) == before)
+    }
+
+    @Test func rejectsTruncatedStores() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("Movies.sqlite")
+        let schema = try Self.schema()
+        do {
+            let store = try SQLiteStore(url: url, schema: schema)
+            var changes = StoreChangeSet()
+            changes.inserts = try (0..<200).map { try Self.insert("Movie", ["id": .uuid(UUID()), "title": .string("Movie \($0)")], in: schema) }
+            _ = try store.save(changes)
+        }
+        // Checkpoint the WAL into the main file, then cut the file in half.
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try queue.close()
+        let data = try Data(contentsOf: url)
+        try data.prefix(data.count / 2).write(to: url)
+        let truncated = try Data(contentsOf: url)
+        do {
+            _ = try SQLiteStore(url: url, schema: schema)
+            Issue.record("opened a truncated store")
+        } catch let error as StrataError {
+            #expect(error.code == .corruptStore)
+        }
+        #expect(try Data(contentsOf: url) == truncated)
+    }
+
+    @Test func rejectsAStoreWrittenWithAnotherSchema() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("Movies.sqlite")
+        _ = try SQLiteStore(url: url, schema: try Self.schema())
+        var descriptions = try Self.schema().entityDescriptions
+        let index = try #require(descriptions.firstIndex { $0.name == "Movie" })
+        descriptions[index].attributes.append(AttributeDescription(name: "runtime", type: .integer32, isOptional: true))
+        do {
+            _ = try SQLiteStore(url: url, schema: try Schema(descriptions))
+            Issue.record("opened a store with another schema")
+        } catch let error as StrataError {
+            #expect(error.code == .incompatibleSchema)
+            #expect(error.details.map(\.message) == ["property Movie.runtime added"])
+        }
+    }
+
+    @Test func detectsConcurrentChangesWithVersions() throws {
+        let store = try SQLiteStore(inMemoryWith: try Self.schema())
+        let schema = store.schema
+        var changes = StoreChangeSet()
+        changes.inserts = [try Self.insert("Movie", ["id": .uuid(UUID()), "title": "Heat"], in: schema)]
+        let result = try store.save(changes)
+        let movieID = try #require(result.permanentIDs.values.first)
+        let title = try #require(schema.entity(named: "Movie")?.attributeNumber(named: "title"))
+        var first = StoreChangeSet()
+        first.updates = [StoreChangeSet.Update(objectID: movieID, expectedVersion: 1, attributes: [title: "Ronin"], toOne: [:])]
+        #expect(try store.save(first).versions[movieID] == 2)
+        do {
+            _ = try store.save(first)
+            Issue.record("a stale update was saved")
+        } catch let error as StrataError {
+            #expect(error.code == .optimisticLockingFailure)
+        }
+        let row = try #require(try store.fetch(StoreFetchRequest(entityName: "Movie")).first)
+        #expect(row.attributes[title] == "Ronin")
+        #expect(row.version == 2)
+    }
+
+    @Test func uniquenessConflictsSaveNothing() throws {
+        let store = try SQLiteStore(inMemoryWith: try Self.schema())
+        let id = UUID()
+        var changes = StoreChangeSet()
+        changes.inserts = [
+            try Self.insert("Movie", ["id": .uuid(UUID()), "title": "Other"], in: store.schema),
+            try Self.insert("Movie", ["id": .uuid(id), "title": "Heat"], in: store.schema),
+            try Self.insert("Movie", ["id": .uuid(id), "title": "Heat 2"], in: store.schema),
+        ]
+        do {
+            _ = try store.save(changes)
+            Issue.record("saved two movies with the same id")
+        } catch let error as StrataError {
+            #expect(error.code == .constraintConflict)
+        }
+        #expect(try store.count(StoreFetchRequest(entityName: "Movie")) == 0)
+    }
+
+    @Test func keepsManyToManyAndOrderedRelationships() throws {
+        let store = try SQLiteStore(inMemoryWith: try Self.schema())
+        let schema = store.schema
+        let movie = try Self.insert("Movie", ["id": .uuid(UUID()), "title": "Heat"], in: schema)
+        let people = try (0..<3).map { try Self.insert("Person", ["name": .string("P\($0)")], in: schema) }
+        let cast = try #require(schema.entity(named: "Movie")?.relationshipNumber(named: "cast"))
+        var changes = StoreChangeSet()
+        changes.inserts = [movie] + people
+        changes.toManyUpdates = [
+            StoreChangeSet.ToManyUpdate(objectID: movie.objectID, relationshipNumber: cast, targets: [people[2].objectID, people[0].objectID])
+        ]
+        let result = try store.save(changes)
+        let movieID = try #require(result.permanentIDs[movie.objectID])
+        let ids = try store.relatedObjectIDs(of: movieID, relationshipNamed: "cast")
+        #expect(ids == [result.permanentIDs[people[2].objectID], result.permanentIDs[people[0].objectID]])
+        let person = try #require(result.permanentIDs[people[2].objectID])
+        #expect(try store.relatedObjectIDs(of: person, relationshipNamed: "actedIn") == [movieID])
+    }
+}

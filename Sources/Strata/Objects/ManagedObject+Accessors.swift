@@ -53,15 +53,13 @@ extension ManagedObject {
 
     /// Reads an unordered to-many relationship.
     public final func _toManySet<T: ManagedObject>(at index: Int, as type: T.Type = T.self) -> Set<T> {
-        if _isFault { _fireFault() }
-        guard case .toMany(let objects) = _relationships[index] else { return [] }
+        guard case .toMany(let objects) = relationshipValue(at: index) else { return [] }
         return Set(objects.compactMap { $0 as? T })
     }
 
     /// Reads an ordered to-many relationship.
     public final func _toManyArray<T: ManagedObject>(at index: Int, as type: T.Type = T.self) -> [T] {
-        if _isFault { _fireFault() }
-        guard case .toMany(let objects) = _relationships[index] else { return [] }
+        guard case .toMany(let objects) = relationshipValue(at: index) else { return [] }
         return objects.compactMap { $0 as? T }
     }
 
@@ -75,11 +73,26 @@ extension ManagedObject {
         setRelationship(.toMany(objects.map { $0 as ManagedObject }), at: index)
     }
 
-    /// Loads the object's values from its store. Until stores arrive, a fault has nothing to
-    /// load and simply stops being one.
+    /// Loads the object's values from its store. When that fails (the row was deleted, the store
+    /// is gone) the object keeps its default values and ``faultingError`` says why.
     @usableFromInline
     final func _fireFault() {
         _isFault = false
+        context?.fulfillFault(of: self)
+    }
+
+    /// A relationship's value, loading the contents of a to-many relationship that was not
+    /// loaded yet.
+    final func relationshipValue(at index: Int) -> RelationshipValue {
+        if _isFault { _fireFault() }
+        let value = _relationships[index]
+        guard value.isFault else { return value }
+        let objects = context?.loadRelationship(at: index, of: self) ?? []
+        _relationships[index] = .toMany(objects)
+        if _committedRelationships?[index].isFault == true {
+            _committedRelationships?[index] = .toMany(objects)
+        }
+        return .toMany(objects)
     }
 
     /// Stores a value, recording the change only when the value differs from the current one.
@@ -94,6 +107,7 @@ extension ManagedObject {
     /// Whether any attribute or relationship differs from the committed snapshot (or, for an
     /// object never committed, whether it has any value at all).
     final var hasChangedProperties: Bool {
+        if _isFault { return false }
         guard let committed = _committedValues else {
             return _values.contains { !$0.isNull } || _relationships.contains { !$0.objects.isEmpty }
         }

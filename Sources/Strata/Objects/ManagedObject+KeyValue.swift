@@ -19,7 +19,7 @@ extension ManagedObject {
             return Self.swiftValue(_values[index], type: entity.attributes[index].type)
         }
         if let index = entity.relationshipNumber(named: key) {
-            return Self.swiftValue(_relationships[index], relationship: entity.relationships[index])
+            return Self.swiftValue(relationshipValue(at: index), relationship: entity.relationships[index])
         }
         throw unknownKey(key)
     }
@@ -106,6 +106,7 @@ extension ManagedObject {
             if let index = entity.attributeNumber(named: key) {
                 result[key] = Self.swiftValue(committed[index], type: entity.attributes[index].type)
             } else if let index = entity.relationshipNumber(named: key) {
+                _ = relationshipValue(at: index)
                 let relationship = _committedRelationships?[index] ?? _relationships[index]
                 result[key] = Self.swiftValue(relationship, relationship: entity.relationships[index])
             } else {
@@ -150,6 +151,7 @@ extension ManagedObject {
         switch value {
         case .toOne(let object): return object
         case .toMany(let objects): return relationship.isOrdered ? objects : Set(objects)
+        case .toManyFault: return nil
         }
     }
 

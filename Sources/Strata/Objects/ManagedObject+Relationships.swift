@@ -4,7 +4,7 @@
 extension ManagedObject {
     final func setRelationship(_ newValue: RelationshipValue, at index: Int) {
         if _isFault { _fireFault() }
-        let oldValue = _relationships[index]
+        let oldValue = relationshipValue(at: index)
         let relationship = entity.relationships[index]
         if oldValue.isSame(as: newValue, ordered: true) { return }
         _relationships[index] = newValue
@@ -32,9 +32,9 @@ extension ManagedObject {
     }
 
     /// Removes `object` from this object's relationship `name`, without touching `object`.
-    private func removeInverse(_ name: String, pointingTo object: ManagedObject) {
+    func removeInverse(_ name: String, pointingTo object: ManagedObject) {
         guard let index = entity.relationshipNumber(named: name) else { return }
-        switch _relationships[index] {
+        switch relationshipValue(at: index) {
         case .toOne(let current) where current === object:
             _relationships[index] = .toOne(nil)
         case .toMany(var objects):
@@ -51,7 +51,7 @@ extension ManagedObject {
     /// loses this object from its side.
     private func addInverse(_ name: String, pointingTo object: ManagedObject) {
         guard let index = entity.relationshipNumber(named: name) else { return }
-        switch _relationships[index] {
+        switch relationshipValue(at: index) {
         case .toOne(let current):
             if current === object { return }
             _relationships[index] = .toOne(object)
@@ -62,6 +62,8 @@ extension ManagedObject {
             if objects.contains(where: { $0 === object }) { return }
             objects.append(object)
             _relationships[index] = .toMany(objects)
+        case .toManyFault:
+            return  // relationshipValue(at:) never returns a fault
         }
         context?.objectDidChange(self)
     }

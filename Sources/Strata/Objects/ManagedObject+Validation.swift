@@ -69,7 +69,12 @@ extension ManagedObject {
             }
         }
         for (index, relationship) in entity.relationships.enumerated() {
-            switch _relationships[index] {
+            // A to-many relationship that was never loaded is loaded only if it has counts to check.
+            let hasCounts = relationship.minimumCount > 0 || relationship.maximumCount > 0
+            let value = hasCounts ? relationshipValue(at: index) : _relationships[index]
+            switch value {
+            case .toManyFault:
+                continue
             case .toOne(let object):
                 if object == nil && !relationship.isOptional {
                     fail(.missingValue, relationship.name, "is required but has no \(relationship.destinationEntityName).")

@@ -38,6 +38,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @usableFromInline final var _isFault = false
     final var _isInserted = false
     final var _isDeleted = false
+    /// The optimistic-lock version of the row the committed values came from.
+    final var _version: Int64 = 0
+    /// Why the last attempt to load the object's values failed, if it did.
+    public internal(set) final var faultingError: StrataError?
 
     /// Creates a new object of `entity`, with the entity's default values and the initial
     /// values of the class's property declarations.
@@ -54,6 +58,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self._values = entity.attributes.map(\.defaultValue)
         self._relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
         _strataApplyInitialValues()
+    }
+
+    /// Creates an object for a row loaded from a store; its values are filled in by the context.
+    /// Not for direct use: it skips the class's initial values and `awakeFromInsert()`.
+    public required init(_storedEntity entity: Entity) {
+        self.entity = entity
+        self.objectID = ObjectID(entityName: entity.name)
+        self._values = entity.attributes.map(\.defaultValue)
+        self._relationships = entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
     }
 
     /// Creates a new object of the class's entity (``entity-swift.type.property``), not yet in
@@ -138,6 +151,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             switch _relationships[index] {
             case .toOne(let object): parts.append("\(relationship.name): \(object.map { $0.objectID.description } ?? "nil")")
             case .toMany(let objects): parts.append("\(relationship.name): \(objects.count) objects")
+            case .toManyFault: parts.append("\(relationship.name): not loaded")
             }
         }
         return "<\(entity.name) \(objectID)> { " + parts.joined(separator: ", ") + " }"
@@ -152,17 +166,28 @@ extension ManagedObject: Sendable {}
 enum RelationshipValue {
     case toOne(ManagedObject?)
     case toMany([ManagedObject])
+    /// A to-many relationship of a stored object whose contents have not been loaded yet; use
+    /// `ManagedObject.relationshipValue(at:)`, which loads it.
+    case toManyFault
 
+    /// The related objects that are loaded (none for a fault).
     var objects: [ManagedObject] {
         switch self {
         case .toOne(let object): object.map { [$0] } ?? []
         case .toMany(let objects): objects
+        case .toManyFault: []
         }
+    }
+
+    var isFault: Bool {
+        if case .toManyFault = self { return true }
+        return false
     }
 
     func isSame(as other: RelationshipValue, ordered: Bool) -> Bool {
         switch (self, other) {
         case (.toOne(let a), .toOne(let b)): return a === b
+        case (.toManyFault, .toManyFault): return true
         case (.toMany(let a), .toMany(let b)):
             guard a.count == b.count else { return false }
             if ordered { return zip(a, b).allSatisfy { $0 === $1 } }

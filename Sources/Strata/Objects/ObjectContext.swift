@@ -1,35 +1,50 @@
 import Foundation
 
-/// A scratch pad of managed objects that tracks their changes.
+/// A scratch pad of managed objects that tracks their changes and saves them to the stores of
+/// a ``PersistentContainer``.
 ///
-/// A context registers the objects inserted into it (one instance per object ID, the
-/// *identity map*), and knows which of them are inserted, updated or deleted.
+/// A context registers the objects it inserts or loads (one instance per object ID, the
+/// *identity map*), knows which of them are inserted, updated or deleted, and saves all of them
+/// in one transaction per store.
 ///
 /// ```swift
-/// let context = ObjectContext(schema: schema)
+/// let context = container.newBackgroundContext()
 /// let movie = Movie(context: context)
 /// movie.title = "Heat"
 /// context.hasChanges        // true
-/// context.insertedObjects   // [movie]
+/// try context.save()        // all or nothing
+/// let movies = try context.fetch(Movie.self)
 /// ```
 ///
 /// A context is not `Sendable`: use it in one isolation domain, and pass object IDs across.
 public final class ObjectContext {
     /// The schema of the objects this context manages.
     public let schema: Schema
+    /// The container whose stores the context loads from and saves to; `nil` for a context that
+    /// only tracks objects in memory.
+    public let container: PersistentContainer?
     /// A name for the context, recorded with the changes it saves.
     public var name: String?
     /// The author recorded with the changes this context saves.
     public var transactionAuthor: String?
 
-    private var registered: [ObjectID: ManagedObject] = [:]
-    private var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    private var deleted: [ObjectIdentifier: ManagedObject] = [:]
-    private var changed: [ObjectIdentifier: ManagedObject] = [:]
+    var registered: [ObjectID: ManagedObject] = [:]
+    var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    /// Inserted objects in the order they were inserted, so that saves assign keys in that order.
+    var insertionOrder: [ObjectIdentifier] = []
+    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    var changed: [ObjectIdentifier: ManagedObject] = [:]
 
-    /// Creates an empty context for objects of `schema`.
+    /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     public init(schema: Schema) {
         self.schema = schema
+        self.container = nil
+    }
+
+    /// Creates a context that loads from and saves to the stores of `container`.
+    public init(container: PersistentContainer) {
+        self.schema = container.schema
+        self.container = container
     }
 
     /// Inserts a new object, and the new objects it is related to, into the context.
@@ -53,28 +68,49 @@ public final class ObjectContext {
         object._isDeleted = false
         registered[object.objectID] = object
         inserted[ObjectIdentifier(object)] = object
+        insertionOrder.append(ObjectIdentifier(object))
         object.awakeFromInsert()
         for relationship in object._relationships {
             for related in relationship.objects where related.context == nil { insert(related) }
         }
     }
 
-    /// Marks an object for deletion. Deleting an object that was inserted and never saved
-    /// simply removes it from the context.
+    /// Marks an object for deletion and applies its relationships' delete rules: related objects
+    /// of a cascade relationship are deleted too, and the object is removed from the inverse of
+    /// each nullify relationship. A deny relationship that still holds objects makes the next
+    /// save fail with ``StrataError/Code/deleteDenied``.
+    ///
+    /// Deleting an object that was inserted and never saved simply removes it from the context.
     ///
     /// - Parameter object: An object of this context.
     public func delete(_ object: ManagedObject) {
-        guard object.context === self else { return }
+        guard object.context === self, !object._isDeleted else { return }
         let key = ObjectIdentifier(object)
-        if inserted.removeValue(forKey: key) != nil {
+        let wasInserted = inserted.removeValue(forKey: key) != nil
+        if wasInserted {
             object._isInserted = false
+        } else {
+            object._isDeleted = true
+            deleted[key] = object
+        }
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            switch relationship.deleteRule {
+            case .cascade:
+                for related in object.relationshipValue(at: index).objects { delete(related) }
+            case .nullify:
+                guard let inverse = relationship.inverseName else { continue }
+                for related in object.relationshipValue(at: index).objects {
+                    related.removeInverse(inverse, pointingTo: object)
+                }
+            case .deny, .noAction:
+                continue
+            }
+        }
+        if wasInserted {
             registered[object.objectID] = nil
             changed[key] = nil
             object.context = nil
-            return
         }
-        object._isDeleted = true
-        deleted[key] = object
     }
 
     /// The registered object with `objectID`, or `nil` when the context holds none.
@@ -82,16 +118,52 @@ public final class ObjectContext {
         registered[objectID]
     }
 
-    /// The object with `objectID`.
+    /// The object with `objectID`, loaded from its store if the context does not hold it yet.
     ///
-    /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists.
+    /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists (it was never
+    ///   saved, or it was deleted).
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
-        guard let object = registered[objectID], !object.isDeleted else {
-            throw StrataError(
-                .objectNotFound, "No \(objectID.entityName) with ID \(objectID) exists in this context.",
-                entityName: objectID.entityName, objectID: objectID)
+        if let object = registered[objectID], !object._isFault {
+            guard !object.isDeleted else { throw notFound(objectID, reason: "it was deleted in this context") }
+            return object
         }
+        guard !objectID.isTemporaryID else { throw notFound(objectID, reason: "it is a new object of another context") }
+        let store = try self.store(for: objectID)
+        guard let primaryKey = objectID.primaryKey,
+            let row = try store.fetch(
+                StoreFetchRequest(entityName: objectID.entityName, includesSubentities: false, primaryKeys: [primaryKey])
+            ).first
+        else {
+            throw notFound(objectID, reason: "its store has no such row")
+        }
+        return try materialize(row)
+    }
+
+    /// The object with `objectID`: the registered instance, or a *fault* that loads its values
+    /// from the store the first time one of them is read. No store is read here.
+    ///
+    /// - Throws: ``StrataError/Code/objectNotFound`` when the ID names an unknown entity or
+    ///   store, or a new object of another context.
+    public func object(with objectID: ObjectID) throws -> ManagedObject {
+        if let object = registered[objectID] { return object }
+        guard !objectID.isTemporaryID else { throw notFound(objectID, reason: "it is a new object of another context") }
+        _ = try store(for: objectID)
+        guard let entity = schema.entity(named: objectID.entityName), !entity.isAbstract else {
+            throw notFound(objectID, reason: "the schema has no concrete entity \(objectID.entityName)")
+        }
+        let type = (entity.objectType as? ManagedObject.Type) ?? ManagedObject.self
+        let object = type.init(_storedEntity: entity)
+        object.objectID = objectID
+        object.context = self
+        object._isFault = true
+        registered[objectID] = object
         return object
+    }
+
+    func notFound(_ objectID: ObjectID, reason: String) -> StrataError {
+        StrataError(
+            .objectNotFound, "No \(objectID.entityName) with ID \(objectID) can be found: \(reason).",
+            entityName: objectID.entityName, objectID: objectID)
     }
 
     /// Every object registered in the context.

@@ -38,7 +38,7 @@ extension ManagedObject {
     public final func _relatedObject(for objectID: ObjectID?, relationship: String) throws -> ManagedObject? {
         guard let objectID else { return nil }
         if let index = entity.relationshipNumber(named: relationship),
-            let current = _relationships[index].objects.first(where: { $0.objectID == objectID })
+            let current = relationshipValue(at: index).objects.first(where: { $0.objectID == objectID })
         {
             return current
         }
@@ -64,13 +64,13 @@ extension ManagedObject {
 
     /// Sets a to-one relationship from an object ID in a value snapshot, if it changed.
     public final func _updateToOne(_ objectID: ObjectID?, at index: Int) throws {
-        guard case .toOne(let current) = _relationships[index], current?.objectID != objectID else { return }
+        guard case .toOne(let current) = relationshipValue(at: index), current?.objectID != objectID else { return }
         setRelationship(.toOne(try _relatedObject(for: objectID, relationship: entity.relationships[index].name)), at: index)
     }
 
     /// Sets a to-many relationship from object IDs in a value snapshot, if it changed.
     public final func _updateToMany(_ objectIDs: [ObjectID], at index: Int) throws {
-        let current = _relationships[index].objects
+        let current = relationshipValue(at: index).objects
         if current.map(\.objectID) == objectIDs { return }
         let name = entity.relationships[index].name
         if !entity.relationships[index].isOrdered, Set(current.map(\.objectID)) == Set(objectIDs) { return }
@@ -81,12 +81,12 @@ extension ManagedObject {
     /// The object IDs of a relationship, for value snapshots.
     public final func _relatedObjectIDs(at index: Int) -> [ObjectID] {
         if _isFault { _fireFault() }
-        return _relationships[index].objects.map(\.objectID)
+        return relationshipValue(at: index).objects.map(\.objectID)
     }
 
     /// The object ID of a to-one relationship, for value snapshots.
     public final func _relatedObjectID(at index: Int) -> ObjectID? {
         if _isFault { _fireFault() }
-        return _relationships[index].objects.first?.objectID
+        return relationshipValue(at: index).objects.first?.objectID
     }
 }

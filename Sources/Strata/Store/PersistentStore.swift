@@ -35,6 +35,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///   ``StrataError/Code/constraintConflict`` when a uniqueness constraint is violated; the
     ///   store is unchanged after any error.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
+
+    /// Closes the store; later calls throw ``StrataError/Code/storeClosed``.
+    func close() throws
 }
 
 /// What a store fetch asks for.

@@ -120,6 +120,7 @@ extension SQLiteStore {
             switch database.resultCode {
             case .SQLITE_CORRUPT, .SQLITE_NOTADB: .corruptStore
             case .SQLITE_READONLY, .SQLITE_PERM: .storeNotWritable
+            case .SQLITE_MISUSE: .storeClosed
             default: .storeError
             }
         var message = "SQLite: \(database.message ?? "\(database.resultCode)")"

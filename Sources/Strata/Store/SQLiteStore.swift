@@ -94,6 +94,14 @@ public final class SQLiteStore: PersistentStore {
         self.writer = queue
     }
 
+    public func close() throws {
+        do {
+            try writer.close()
+        } catch {
+            throw StrataError(.storeError, "Could not close the store: \(error.localizedDescription)", fileURL: url, underlyingError: error)
+        }
+    }
+
     // MARK: Opening
 
     /// Rejects files that are not SQLite databases, and databases shorter than their header says.

@@ -1,0 +1,172 @@
+import Foundation
+
+extension ObjectContext {
+    /// Every object of `type`'s entity and its subentities: the saved ones, as changed in this
+    /// context, plus the inserted ones; deleted objects are left out.
+    ///
+    /// ```swift
+    /// let movies = try context.fetch(Movie.self)
+    /// ```
+    ///
+    /// Saved objects come in the order they were first saved, inserted ones after them in the
+    /// order they were inserted. Objects the context already holds keep their unsaved changes.
+    ///
+    /// - Throws: ``StrataError`` when the store cannot be read.
+    public func fetch<Model: ManagedObject>(_ type: Model.Type) throws -> [Model] {
+        try fetch(entityName: type.entity.name).compactMap { $0 as? Model }
+    }
+
+    /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)``.
+    public func fetch(entityName: String) throws -> [ManagedObject] {
+        guard let entity = schema.entity(named: entityName) else {
+            throw StrataError(
+                .noStore, "The schema has no entity named '\(entityName)'." + didYouMean(entityName, in: schema.entities.map(\.name)),
+                entityName: entityName)
+        }
+        var objects: [ManagedObject] = []
+        if container != nil {
+            let store = try self.store(forEntity: entity)
+            for row in try store.fetch(StoreFetchRequest(entityName: entity.name)) {
+                let object = try materialize(row)
+                if !object.isDeleted { objects.append(object) }
+            }
+        }
+        for key in insertionOrder {
+            if let object = inserted[key], object.entity.isKind(of: entity) { objects.append(object) }
+        }
+        return objects
+    }
+
+    /// The objects with the given IDs that exist, in the order of `objectIDs`; IDs of deleted or
+    /// unknown objects are skipped.
+    public func existing<Model: ManagedObject>(_ type: Model.Type, withIDs objectIDs: [ObjectID]) throws -> [Model] {
+        var result: [Model] = []
+        for objectID in objectIDs {
+            do {
+                if let object = try existingObject(with: objectID) as? Model { result.append(object) }
+            } catch let error as StrataError where error.code == .objectNotFound {
+                continue
+            }
+        }
+        return result
+    }
+
+    /// The number of objects ``fetch(_:)`` would return, counted in the store.
+    public func count<Model: ManagedObject>(for type: Model.Type) throws -> Int {
+        try count(entityName: type.entity.name)
+    }
+
+    /// The number of objects of an entity and its subentities, unsaved changes included.
+    public func count(entityName: String) throws -> Int {
+        guard let entity = schema.entity(named: entityName) else {
+            throw StrataError(.noStore, "The schema has no entity named '\(entityName)'.", entityName: entityName)
+        }
+        var total = 0
+        if container != nil {
+            total = try store(forEntity: entity).count(StoreFetchRequest(entityName: entity.name))
+        }
+        total += inserted.values.filter { $0.entity.isKind(of: entity) }.count
+        total -= deleted.values.filter { $0.entity.isKind(of: entity) }.count
+        return total
+    }
+
+    // MARK: Rows to objects
+
+    /// The registered object for a row, filling it in when it is a fault; a new registered
+    /// object otherwise.
+    func materialize(_ row: StoreRow) throws -> ManagedObject {
+        let object = try self.object(with: row.objectID)
+        if object._isFault || object._committedValues == nil && !object._isInserted {
+            apply(row, to: object)
+        }
+        return object
+    }
+
+    /// Makes a row the object's committed (and current) state.
+    func apply(_ row: StoreRow, to object: ManagedObject) {
+        var values = row.attributes
+        for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
+            values[index] = attribute.defaultValue
+        }
+        var relationships: [RelationshipValue] = []
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            if relationship.isToMany {
+                relationships.append(.toManyFault)
+            } else {
+                let target = index < row.toOne.count ? row.toOne[index] : nil
+                relationships.append(.toOne(target.flatMap { try? self.object(with: $0) }))
+            }
+        }
+        object._values = values
+        object._committedValues = values
+        object._relationships = relationships
+        object._committedRelationships = relationships
+        object._version = row.version
+        object._isFault = false
+        object.faultingError = nil
+    }
+
+    /// Loads a fault's values from its store.
+    func fulfillFault(of object: ManagedObject) {
+        guard let primaryKey = object.objectID.primaryKey else { return }
+        do {
+            let store = try self.store(for: object.objectID)
+            guard
+                let row = try store.fetch(
+                    StoreFetchRequest(entityName: object.entity.name, includesSubentities: false, primaryKeys: [primaryKey])
+                ).first
+            else {
+                object.faultingError = notFound(object.objectID, reason: "its row was deleted from the store")
+                return
+            }
+            apply(row, to: object)
+        } catch let error as StrataError {
+            object.faultingError = error
+        } catch {
+            object.faultingError = StrataError(.storeError, "Could not load \(object.objectID): \(error)", objectID: object.objectID)
+        }
+    }
+
+    /// Loads the objects of a to-many relationship from the store.
+    func loadRelationship(at index: Int, of object: ManagedObject) -> [ManagedObject] {
+        guard !object.objectID.isTemporaryID, container != nil else { return [] }
+        let name = object.entity.relationships[index].name
+        do {
+            let store = try self.store(for: object.objectID)
+            return try store.relatedObjectIDs(of: object.objectID, relationshipNamed: name).compactMap { try? self.object(with: $0) }
+        } catch let error as StrataError {
+            object.faultingError = error
+            return []
+        } catch {
+            return []
+        }
+    }
+
+    // MARK: Stores
+
+    func store(forEntity entity: Entity) throws -> any PersistentStore {
+        guard let container else {
+            throw StrataError(
+                .noStore, "This context has no stores; create it with a PersistentContainer to load and save objects.",
+                entityName: entity.name)
+        }
+        try container.checkOpen()
+        guard let store = container.store(forEntityNamed: entity.name) else {
+            throw StrataError(.noStore, "No store of the container holds \(entity.name) objects.", entityName: entity.name)
+        }
+        return store
+    }
+
+    func store(for objectID: ObjectID) throws -> any PersistentStore {
+        guard let container else {
+            throw StrataError(
+                .noStore, "This context has no stores; create it with a PersistentContainer to load and save objects.",
+                objectID: objectID)
+        }
+        try container.checkOpen()
+        guard let identifier = objectID.storeIdentifier, let store = container.store(withIdentifier: identifier) else {
+            throw notFound(objectID, reason: "it belongs to a store this container does not have")
+        }
+        return store
+    }
+}

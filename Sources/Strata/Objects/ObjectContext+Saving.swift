@@ -1,0 +1,239 @@
+import Foundation
+
+extension ObjectContext {
+    /// Saves every insertion, change and deletion to the stores, all or nothing.
+    ///
+    /// Before anything is written, every inserted and changed object is validated (see
+    /// ``ManagedObject/validateForSave()``) and deny delete rules are checked; all failures are
+    /// reported together. Then each store applies its part in one transaction. Afterwards new
+    /// objects have permanent IDs, and the context has no changes.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/validationFailed`` (every failure
+    ///   in ``StrataError/details``), ``StrataError/Code/optimisticLockingFailure`` when another
+    ///   context saved a change to one of the objects since this one loaded it,
+    ///   ``StrataError/Code/constraintConflict`` for a uniqueness violation,
+    ///   ``StrataError/Code/noStore`` or ``StrataError/Code/storeClosed``. After an error the
+    ///   stores and the context's objects are unchanged.
+    public func save() throws {
+        guard hasChanges else { return }
+        guard let container else {
+            throw StrataError(.noStore, "This context has no stores to save to; create it with a PersistentContainer.")
+        }
+        try container.checkOpen()
+
+        let insertedObjects = insertionOrder.compactMap { inserted[$0] }
+        let updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
+        let deletedObjects = deleted.values.sorted(by: Self.stableOrder)
+
+        var failures: [StrataError] = []
+        for object in insertedObjects + updatedObjects { failures += object.validationFailures() }
+        for object in deletedObjects {
+            for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
+                let remaining = object.relationshipValue(at: index).objects.filter { !$0._isDeleted && $0.context === self }
+                guard !remaining.isEmpty else { continue }
+                failures.append(
+                    StrataError(
+                        .deleteDenied,
+                        "\(object.entity.name).\(relationship.name) denies deleting \(object.objectID) while it holds \(remaining.count) \(relationship.destinationEntityName) object(s).",
+                        entityName: object.entity.name, propertyName: relationship.name, objectID: object.objectID))
+            }
+        }
+        guard failures.isEmpty else {
+            throw StrataError(
+                .validationFailed,
+                "The save was refused: " + failures.map(\.message).joined(separator: " "), details: failures)
+        }
+
+        // One change set per store.
+        var changeSets: [ObjectIdentifier: (store: any PersistentStore, changes: StoreChangeSet)] = [:]
+        var storeOrder: [ObjectIdentifier] = []
+        func add(_ object: ManagedObject, _ body: (inout StoreChangeSet) -> Void) throws {
+            let store = try self.store(forEntity: object.entity)
+            let key = ObjectIdentifier(store)
+            if changeSets[key] == nil {
+                var changes = StoreChangeSet()
+                changes.author = transactionAuthor
+                changes.contextName = name
+                changeSets[key] = (store, changes)
+                storeOrder.append(key)
+            }
+            if var entry = changeSets[key] {
+                body(&entry.changes)
+                changeSets[key] = entry
+            }
+        }
+        for object in insertedObjects {
+            let insert = StoreChangeSet.Insert(
+                objectID: object.objectID, attributes: object._values,
+                toOne: object._relationships.map { value in
+                    if case .toOne(let target) = value { return target?.objectID }
+                    return nil
+                })
+            let toMany = toManyUpdates(of: object, comparedWith: nil)
+            try add(object) { changes in
+                changes.inserts.append(insert)
+                changes.toManyUpdates += toMany
+            }
+        }
+        for object in updatedObjects {
+            guard let committed = object._committedValues else { continue }
+            var attributes: [Int: AttributeValue] = [:]
+            for (index, attribute) in object.entity.attributes.enumerated()
+            where !attribute.isTransient && object._values[index] != committed[index] {
+                attributes[index] = object._values[index]
+            }
+            var toOne: [Int: ObjectID?] = [:]
+            for (index, value) in object._relationships.enumerated() {
+                guard case .toOne(let target) = value else { continue }
+                if case .toOne(let old)? = object._committedRelationships?[index], old === target { continue }
+                toOne[index] = target?.objectID
+            }
+            let toMany = toManyUpdates(of: object, comparedWith: object._committedRelationships)
+            guard !attributes.isEmpty || !toOne.isEmpty || !toMany.isEmpty else { continue }
+            let update = StoreChangeSet.Update(
+                objectID: object.objectID, expectedVersion: object._version, attributes: attributes, toOne: toOne)
+            try add(object) { changes in
+                changes.updates.append(update)
+                changes.toManyUpdates += toMany
+            }
+        }
+        for object in deletedObjects {
+            let version = object._version
+            try add(object) { $0.deletes.append((object.objectID, version)) }
+        }
+
+        // Each store applies its part atomically. (Saves that span several stores are atomic per
+        // store only, as in Core Data.)
+        var results = StoreSaveResult()
+        for key in storeOrder {
+            guard let (store, changes) = changeSets[key] else { continue }
+            let result = try store.save(changes)
+            results.permanentIDs.merge(result.permanentIDs) { _, new in new }
+            results.versions.merge(result.versions) { _, new in new }
+        }
+
+        // The stores have the changes: make them the objects' committed state.
+        for object in insertedObjects {
+            guard let permanent = results.permanentIDs[object.objectID] else { continue }
+            registered[object.objectID] = nil
+            object.objectID = permanent
+            registered[permanent] = object
+            object._version = results.versions[permanent] ?? 1
+            object.commitValues()
+        }
+        for object in updatedObjects {
+            object._version = results.versions[object.objectID] ?? object._version
+            object.commitValues()
+        }
+        for object in deletedObjects {
+            registered[object.objectID] = nil
+            object._isDeleted = false
+            object.context = nil
+        }
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        deleted.removeAll()
+        changed.removeAll()
+    }
+
+    /// The to-many relationships of an object whose contents changed (all non-empty ones for a
+    /// new object).
+    private func toManyUpdates(of object: ManagedObject, comparedWith committed: [RelationshipValue]?) -> [StoreChangeSet.ToManyUpdate] {
+        var updates: [StoreChangeSet.ToManyUpdate] = []
+        for (index, relationship) in object.entity.relationships.enumerated() where relationship.isToMany {
+            let current = object._relationships[index]
+            guard case .toMany(let objects) = current else { continue }
+            if let committed {
+                if committed[index].isSame(as: current, ordered: relationship.isOrdered) { continue }
+            } else if objects.isEmpty {
+                continue
+            }
+            updates.append(
+                StoreChangeSet.ToManyUpdate(objectID: object.objectID, relationshipNumber: index, targets: objects.map(\.objectID)))
+        }
+        return updates
+    }
+
+    private static func stableOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        (a.objectID.primaryKey ?? 0, a.objectID.entityName) < (b.objectID.primaryKey ?? 0, b.objectID.entityName)
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, changed and deleted
+    /// ones get their saved values back.
+    public func rollback() {
+        for key in insertionOrder {
+            guard let object = inserted[key] else { continue }
+            object._isInserted = false
+            registered[object.objectID] = nil
+            object.context = nil
+        }
+        for object in Array(changed.values) + Array(deleted.values) {
+            object._isDeleted = false
+            object.revertValues()
+        }
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        deleted.removeAll()
+        changed.removeAll()
+    }
+
+    /// Forgets every object: the context becomes empty, and objects it held must not be used
+    /// with it any more.
+    public func reset() {
+        for object in registered.values { object.context = nil }
+        registered.removeAll()
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        deleted.removeAll()
+        changed.removeAll()
+    }
+
+    /// Reloads an object's saved values.
+    ///
+    /// With `mergeChanges` false, unsaved changes are discarded and the object becomes a fault
+    /// that loads the latest saved values when next read. With `mergeChanges` true, the latest
+    /// saved values are loaded now and the object's unsaved changes are kept on top of them.
+    /// New (inserted) objects are left as they are.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.context === self, !object._isInserted, !object.objectID.isTemporaryID else { return }
+        let key = ObjectIdentifier(object)
+        guard mergeChanges else {
+            changed[key] = nil
+            deleted[key] = nil
+            object._isDeleted = false
+            object._values = object.entity.attributes.map(\.defaultValue)
+            object._relationships = object.entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+            object._committedValues = nil
+            object._committedRelationships = nil
+            object._isFault = true
+            return
+        }
+        guard let primaryKey = object.objectID.primaryKey,
+            let store = try? self.store(for: object.objectID),
+            let row = try? store.fetch(
+                StoreFetchRequest(entityName: object.entity.name, includesSubentities: false, primaryKeys: [primaryKey])
+            ).first
+        else { return }
+        let localValues = object._values
+        let localRelationships = object._relationships
+        let oldCommitted = object._committedValues
+        let oldCommittedRelationships = object._committedRelationships
+        let wasFault = object._isFault
+        apply(row, to: object)
+        guard !wasFault, let oldCommitted else { return }
+        for index in object._values.indices where localValues[index] != oldCommitted[index] {
+            object._values[index] = localValues[index]
+        }
+        for index in object._relationships.indices {
+            guard let old = oldCommittedRelationships?[index] else { continue }
+            let local = localRelationships[index]
+            if !local.isSame(as: old, ordered: true) { object._relationships[index] = local }
+        }
+        if object.hasChangedProperties { changed[key] = object } else { changed[key] = nil }
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        for object in Array(registered.values) { refresh(object, mergeChanges: true) }
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+
+/// The entry point to a Strata stack: a schema, the stores that hold its objects, and the
+/// contexts that work with them.
+///
+/// ```swift
+/// let container = try PersistentContainer(name: "Movies", entities: [Movie.self, Review.self])
+/// // An SQLite file in the per-user data folder: ~/.local/share/Movies/Movies.sqlite on Linux,
+/// // Application Support/Movies/Movies.sqlite on Apple platforms.
+///
+/// let context = await container.viewContext          // main actor
+/// try await container.performBackgroundTask { context in
+///     let movie = Movie(context: context)
+///     movie.title = "Heat"
+///     try context.save()
+/// }
+/// ```
+///
+/// A container is `Sendable`; share it freely. Contexts are not: each is used in the isolation
+/// domain that created it (``viewContext`` on the main actor, ``newBackgroundContext()`` where you
+/// call it, ``performBackgroundTask(author:_:)`` in its closure).
+public final class PersistentContainer: Sendable {
+    /// The container's name, also the default store's folder and file name.
+    public let name: String
+    /// The schema of every store.
+    public let schema: Schema
+    /// The open stores, one per store description.
+    public let stores: [any PersistentStore]
+    private let storesByEntity: [String: any PersistentStore]
+    private let viewContextBox = ViewContextBox()
+    private let state = LockedBox(State())
+
+    private struct State {
+        var isClosed = false
+    }
+
+    /// Opens (or creates) the stores for the model made of `entities` and the classes they are
+    /// related to.
+    ///
+    /// - Parameters:
+    ///   - name: The container's name; the default store is `<data folder>/<name>/<name>.sqlite`.
+    ///   - entities: `@Entity` classes.
+    ///   - storeDescriptions: Where to keep objects; by default one SQLite file in the default
+    ///     location.
+    /// - Throws: ``StrataError`` when the schema is invalid or a store cannot be opened.
+    public convenience init(
+        name: String, entities: [ManagedObject.Type], storeDescriptions: [StoreDescription]? = nil
+    ) throws {
+        try self.init(name: name, schema: Schema(entities), storeDescriptions: storeDescriptions)
+    }
+
+    /// Opens (or creates) the stores for `schema`.
+    ///
+    /// Each store description may name a configuration; an entity is kept in the store of the
+    /// first configuration that lists it, or else in a store without configuration.
+    ///
+    /// - Throws: ``StrataError`` when a store cannot be opened (see ``SQLiteStore/init(url:schema:)``).
+    public init(name: String, schema: Schema, storeDescriptions: [StoreDescription]? = nil) throws {
+        self.name = name
+        self.schema = schema
+        let descriptions = storeDescriptions ?? [.sqlite(Self.defaultStoreURL(name: name))]
+        var stores: [any PersistentStore] = []
+        var storesByEntity: [String: any PersistentStore] = [:]
+        for description in descriptions {
+            let storeSchema = try schema.subschema(forConfiguration: description.configuration)
+            let store: any PersistentStore =
+                switch description.kind {
+                case .sqlite(let url): try SQLiteStore(url: url, schema: storeSchema)
+                case .inMemory: try SQLiteStore(inMemoryWith: storeSchema)
+                }
+            stores.append(store)
+            if description.configuration != nil {
+                for entity in storeSchema.entities where storesByEntity[entity.name] == nil {
+                    storesByEntity[entity.name] = store
+                }
+            }
+        }
+        for (description, store) in zip(descriptions, stores) where description.configuration == nil {
+            for entity in schema.entities where storesByEntity[entity.name] == nil {
+                storesByEntity[entity.name] = store
+            }
+        }
+        self.stores = stores
+        self.storesByEntity = storesByEntity
+    }
+
+    /// The per-user folder where containers keep their stores by default: `$XDG_DATA_HOME` or
+    /// `~/.local/share` on Linux, Application Support on Apple platforms.
+    public static var defaultDirectoryURL: URL {
+        #if canImport(Darwin)
+            if let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
+                return support
+            }
+        #endif
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+    }
+
+    /// The default store file of a container named `name`.
+    public static func defaultStoreURL(name: String) -> URL {
+        defaultDirectoryURL.appendingPathComponent(name, isDirectory: true).appendingPathComponent("\(name).sqlite")
+    }
+
+    /// The context of the main actor, for user interfaces and simple programs.
+    @MainActor public var viewContext: ObjectContext {
+        if let context = viewContextBox.context { return context }
+        let context = ObjectContext(container: self)
+        context.name = "viewContext"
+        viewContextBox.context = context
+        return context
+    }
+
+    /// A new context for use in the caller's isolation domain (a task, an actor).
+    public func newBackgroundContext() -> ObjectContext {
+        ObjectContext(container: self)
+    }
+
+    /// Runs `body` with a new context on a background task and returns its result.
+    ///
+    /// ```swift
+    /// let count = try await container.performBackgroundTask(author: "import") { context in
+    ///     for row in rows { let movie = Movie(context: context); movie.title = row.title }
+    ///     try context.save()
+    ///     return try context.count(for: Movie.self)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - author: The transaction author recorded with the context's saves.
+    ///   - body: The work; the context must not escape it.
+    /// - Returns: What `body` returns.
+    public func performBackgroundTask<Result: Sendable>(
+        author: String? = nil, _ body: @escaping @Sendable (ObjectContext) throws -> Result
+    ) async throws -> Result {
+        try await Task.detached {
+            let context = self.newBackgroundContext()
+            context.transactionAuthor = author
+            return try body(context)
+        }.value
+    }
+
+    /// Closes every store. Saving afterwards throws ``StrataError/Code/storeClosed``.
+    public func close() throws {
+        let wasClosed = state.withLock { state in
+            defer { state.isClosed = true }
+            return state.isClosed
+        }
+        guard !wasClosed else { return }
+        for store in stores { try store.close() }
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { state.withLock { $0.isClosed } }
+
+    /// The store that holds objects of `entityName`.
+    public func store(forEntityNamed entityName: String) -> (any PersistentStore)? {
+        storesByEntity[entityName]
+    }
+
+    /// The store whose identifier is `identifier`.
+    public func store(withIdentifier identifier: String) -> (any PersistentStore)? {
+        stores.first { $0.identifier == identifier }
+    }
+
+    /// The object ID that a URI made by ``ObjectID/uriRepresentation`` stands for, if it names
+    /// an entity and a store of this container.
+    public func objectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard let objectID = ObjectID(uriRepresentation: uri), !objectID.isTemporaryID,
+            let storeIdentifier = objectID.storeIdentifier, store(withIdentifier: storeIdentifier) != nil,
+            schema.entity(named: objectID.entityName) != nil
+        else { return nil }
+        return objectID
+    }
+
+    func checkOpen() throws {
+        if isClosed {
+            throw StrataError(.storeClosed, "The container \(name) was closed; open a new container to keep working.")
+        }
+    }
+}
+
+/// Holds the main actor's context; isolated to the main actor, so it is `Sendable`.
+@MainActor private final class ViewContextBox {
+    var context: ObjectContext?
+    nonisolated init() {}
+}
+
+extension Schema {
+    /// The schema of one configuration's entities, for a store that holds only them.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidSchema`` when an entity of
+    ///   the configuration is related to an entity outside it (relationships cannot cross stores).
+    func subschema(forConfiguration configuration: String?) throws -> Schema {
+        guard let configuration, configuration != Schema.defaultConfigurationName else { return self }
+        guard let members = configurations[configuration] else {
+            throw StrataError(
+                .unknownConfigurationEntity,
+                "The schema has no configuration named '\(configuration)'." + didYouMean(configuration, in: configurations.keys.sorted()))
+        }
+        let names = Set(members).union(members.flatMap { name in
+            var chain: [String] = []
+            var current = entity(named: name)?.superentity
+            while let parent = current {
+                chain.append(parent.name)
+                current = parent.superentity
+            }
+            return chain
+        })
+        return try Schema(entityDescriptions.filter { names.contains($0.name) }, versionIdentifier: versionIdentifier)
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+@Suite struct ContextPersistenceTests {
+    @Test(arguments: StoreKind.allCases) func savedObjectsComeBackWithTheirRelationships(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        movie.year = 1995
+        movie.boxOffice = Decimal(string: "187436818.25")!
+        movie.tags = ["crime"]
+        movie.location = Location(latitude: 34.05, longitude: -118.24)
+        let director = Person(context: context)
+        director.name = "Michael Mann"
+        movie.director = director
+        let actors = (0..<3).map { index -> Person in
+            let person = Person(context: context)
+            person.name = "Actor \(index)"
+            return person
+        }
+        movie.cast = [actors[2], actors[0], actors[1]]
+        for stars in [5, 4] as [Int32] {
+            let review = Review(context: context)
+            review.stars = stars
+            review.movie = movie
+        }
+        #expect(movie.objectID.isTemporaryID)
+        try context.save()
+        #expect(!movie.objectID.isTemporaryID)
+        #expect(!context.hasChanges)
+        #expect(!movie.isInserted)
+
+        let other = container.newBackgroundContext()
+        let movies = try other.fetch(Movie.self)
+        #expect(movies.count == 1)
+        let loaded = try #require(movies.first)
+        #expect(loaded !== movie)
+        #expect(loaded.objectID == movie.objectID)
+        #expect(loaded.title == "Heat")
+        #expect(loaded.year == 1995)
+        #expect(loaded.boxOffice == Decimal(string: "187436818.25")!)
+        #expect(loaded.tags == ["crime"])
+        #expect(loaded.location == Location(latitude: 34.05, longitude: -118.24))
+        #expect(loaded.id == movie.id)
+        #expect(loaded.director?.name == "Michael Mann")
+        #expect(loaded.cast.map(\.name) == ["Actor 2", "Actor 0", "Actor 1"])
+        #expect(Set(loaded.reviews.map(\.stars)) == [5, 4])
+        #expect(loaded.director?.directed == [loaded])
+        // One instance per object ID.
+        #expect(try other.fetch(Movie.self).first === loaded)
+        #expect(try other.count(for: Person.self) == 4)
+    }
+
+    @Test func aFileStoreKeepsObjectsAcrossContainers() throws {
+        let directory = try TemporaryDirectory()
+        let id: ObjectID
+        do {
+            let container = try StoreKind.sqliteFile.makeContainer([Movie.self], in: directory)
+            let context = container.newBackgroundContext()
+            let movie = Movie(context: context)
+            movie.title = "Ronin"
+            try context.save()
+            id = movie.objectID
+            try container.close()
+        }
+        let container = try StoreKind.sqliteFile.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = try #require(try context.existingObject(with: id) as? Movie)
+        #expect(movie.title == "Ronin")
+        #expect(container.objectID(forURIRepresentation: id.uriRepresentation) == id)
+    }
+
+    @Test(arguments: StoreKind.allCases) func updatesAndDeletesAreSaved(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        let review = Review(context: context)
+        review.movie = movie
+        try context.save()
+
+        movie.title = "Heat (1995)"
+        #expect(movie.isUpdated)
+        #expect(context.updatedObjects == [movie])
+        try context.save()
+        #expect(try container.newBackgroundContext().fetch(Movie.self).map(\.title) == ["Heat (1995)"])
+
+        // Movie.reviews cascades.
+        context.delete(movie)
+        #expect(review.isDeleted)
+        try context.save()
+        let fresh = container.newBackgroundContext()
+        #expect(try fresh.count(for: Movie.self) == 0)
+        #expect(try fresh.count(for: Review.self) == 0)
+        #expect(throws: StrataError.self) { try fresh.existingObject(with: movie.objectID) }
+    }
+
+    @Test(arguments: StoreKind.allCases) func nullifyRemovesTheDeletedObjectFromTheOtherSide(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        let review = Review(context: context)
+        review.movie = movie
+        try context.save()
+        context.delete(review)
+        #expect(movie.reviews.isEmpty)
+        try context.save()
+        let loaded = try #require(try container.newBackgroundContext().fetch(Movie.self).first)
+        #expect(loaded.reviews.isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aFailedValidationSavesNothing(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let good = Movie(context: context)
+        good.title = "Heat"
+        let bad = Movie(context: context)
+        bad.title = ""
+        bad.year = 1200
+        do {
+            try context.save()
+            Issue.record("an invalid movie was saved")
+        } catch let error as StrataError {
+            #expect(error.code == .validationFailed)
+            #expect(Set(error.details.map(\.code)) == [.valueTooSmall])
+            #expect(error.details.count == 2)
+        }
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 0)
+        #expect(good.objectID.isTemporaryID)
+        bad.title = "Fixed"
+        bad.year = 1999
+        try context.save()
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aStaleSaveIsAConflictAndSavesNothing(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let first = container.newBackgroundContext()
+        let movie = Movie(context: first)
+        movie.title = "Heat"
+        try first.save()
+        let second = container.newBackgroundContext()
+        let copy = try #require(try second.existingObject(with: movie.objectID) as? Movie)
+        copy.title = "Changed elsewhere"
+        try second.save()
+        movie.title = "Changed here"
+        movie.rating = 9
+        do {
+            try first.save()
+            Issue.record("a stale change overwrote a newer one")
+        } catch let error as StrataError {
+            #expect(error.code == .optimisticLockingFailure)
+            #expect(error.objectID == movie.objectID)
+        }
+        #expect(movie.title == "Changed here")
+        first.refresh(movie, mergeChanges: true)
+        try first.save()
+        let stored = try #require(try container.newBackgroundContext().fetch(Movie.self).first)
+        #expect(stored.title == "Changed here")
+        #expect(stored.rating == 9)
+    }
+
+    @Test(arguments: StoreKind.allCases) func rollbackAndResetForgetUnsavedWork(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        movie.title = "Changed"
+        let extra = Movie(context: context)
+        context.rollback()
+        #expect(movie.title == "Heat")
+        #expect(extra.context == nil)
+        #expect(!context.hasChanges)
+        #expect(try context.fetch(Movie.self) == [movie])
+        context.reset()
+        #expect(context.registeredObjects.isEmpty)
+        let again = try #require(try context.fetch(Movie.self).first)
+        #expect(again !== movie)
+        #expect(again.title == "Heat")
+    }
+
+    @Test(arguments: StoreKind.allCases) func faultsLoadOnFirstAccess(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        let other = container.newBackgroundContext()
+        let fault = try #require(try other.object(with: movie.objectID) as? Movie)
+        #expect(fault.isFault)
+        #expect(fault.title == "Heat")
+        #expect(!fault.isFault)
+        context.delete(movie)
+        try context.save()
+        let third = container.newBackgroundContext()
+        let gone = try #require(try third.object(with: movie.objectID) as? Movie)
+        #expect(gone.title == "")
+        #expect(gone.faultingError?.code == .objectNotFound)
+    }
+
+    @Test(arguments: StoreKind.allCases) func subentitiesShareTheirParentsTable(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Car.self, Bike.self], in: directory)
+        let context = container.newBackgroundContext()
+        let car = Car(context: context)
+        car.maker = "Volvo"
+        car.seats = 7
+        let bike = Bike(context: context)
+        bike.isElectric = true
+        try context.save()
+        let other = container.newBackgroundContext()
+        let vehicles = try other.fetch(entityName: "Vehicle")
+        #expect(vehicles.count == 2)
+        #expect(try other.fetch(Car.self).map(\.seats) == [7])
+        #expect(try other.fetch(Bike.self).map(\.isElectric) == [true])
+        #expect(try other.count(entityName: "Vehicle") == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases) func uniquenessConflictsAreTypedAndSaveNothing(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let container = try kind.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let first = Movie(context: context)
+        first.title = "Heat"
+        let second = Movie(context: context)
+        second.title = "Other"
+        second.id = first.id
+        do {
+            try context.save()
+            Issue.record("two movies with one id were saved")
+        } catch let error as StrataError {
+            #expect(error.code == .constraintConflict)
+        }
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 0)
+    }
+
+    @Test func aClosedContainerRefusesToSave() throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.sqliteFile.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        _ = Movie(context: context)
+        try container.close()
+        #expect(throws: StrataError.self) { try context.save() }
+        do { try context.save() } catch let error as StrataError { #expect(error.code == .storeClosed) }
+    }
+
+    @Test func backgroundTasksSaveConcurrently() async throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.sqliteFile.makeContainer([Movie.self], in: directory)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    try await container.performBackgroundTask(author: "worker \(worker)") { context in
+                        for index in 0..<25 {
+                            let movie = Movie(context: context)
+                            movie.title = "Movie \(worker)-\(index)"
+                            try context.save()
+                        }
+                        return try context.count(for: Movie.self)
+                    }
+                }
+            }
+            for try await count in group { #expect(count >= 25) }
+        }
+        let total = try await container.performBackgroundTask { try $0.count(for: Movie.self) }
+        #expect(total == 100)
+    }
+
+    @Test @MainActor func theViewContextIsOneContextOnTheMainActor() throws {
+        let container = try PersistentContainer(name: "View", entities: [Movie.self], storeDescriptions: [.inMemory])
+        #expect(container.viewContext === container.viewContext)
+        #expect(container.viewContext.name == "viewContext")
+    }
+}

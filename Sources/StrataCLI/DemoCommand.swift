@@ -2,19 +2,102 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata demo`: shows the model layer at work on a sample model.
+/// `strata demo`: shows Strata at work on a sample model, in an SQLite store.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Show Strata at work on a sample model of movies, reviews and people.")
+        abstract: "Show Strata at work on a sample model of movies, reviews and people.",
+        discussion: """
+            Builds the sample model's schema, saves a small graph of movies, reviews and people \
+            to an SQLite store (by default in the per-user data folder), reopens the store and \
+            prints what it holds.
+            """)
+
+    @Option(name: .customLong("store"), help: "The SQLite store to use (default: the per-user data folder).")
+    var storePath: String?
 
     func run() throws {
         var output = StandardOutput()
-        try Self.run(into: &output)
+        let url = storePath.map { URL(fileURLWithPath: $0) } ?? PersistentContainer.defaultStoreURL(name: "StrataDemo")
+        do {
+            try Self.run(storeURL: url, into: &output)
+        } catch let error as StrataError {
+            var message = error.description
+            if error.code == .incompatibleSchema || error.code == .notAStore || error.code == .corruptStore {
+                message += "\nUse another --store path, or remove \(url.path) to start over."
+            }
+            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+            throw ExitCode.failure
+        }
     }
 
-    /// Runs the demo, writing what it shows to `output`.
-    static func run(into output: inout some TextOutputStream) throws {
+    /// Runs the demo against the store at `storeURL`, writing what it shows to `output`.
+    static func run(storeURL: URL, into output: inout some TextOutputStream) throws {
+        try showModel(into: &output)
+        try showStore(at: storeURL, into: &output)
+    }
+
+    /// Saves a graph to the store (the first time), reopens it and prints its contents.
+    static func showStore(at url: URL, into output: inout some TextOutputStream) throws {
+        print("\nAn SQLite store at \(url.path):", to: &output)
+        do {
+            let container = try PersistentContainer(
+                name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(url)])
+            let context = container.newBackgroundContext()
+            if try context.count(for: Movie.self) == 0 {
+                let mann = Director(context: context)
+                mann.name = "Michael Mann"
+                mann.awards = 2
+                let frankenheimer = Director(context: context)
+                frankenheimer.name = "John Frankenheimer"
+                let critic = Critic(context: context)
+                critic.name = "Pauline K."
+                critic.outlet = "The Weekly"
+                for (title, director, year, gross, stars) in [
+                    ("Heat", mann, 1995, "187436818", [5, 4]), ("Collateral", mann, 2004, "220939174", [4]),
+                    ("Ronin", frankenheimer, 1998, "70692101", [4, 3, 5]),
+                ] as [(String, Director, Int, String, [Int16])] {
+                    let movie = Movie(context: context)
+                    movie.title = title
+                    movie.releaseDate = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"), year: year, month: 6, day: 1).date
+                    movie.boxOffice = Decimal(string: gross) ?? 0
+                    movie.director = director
+                    for value in stars {
+                        let review = Review(context: context)
+                        review.stars = value
+                        review.text = "\(value) stars from \(critic.name)"
+                        review.movie = movie
+                    }
+                }
+                try context.save()
+                print("  saved 3 movies, 6 reviews and 3 people in one transaction", to: &output)
+            } else {
+                print("  the store already holds the demo's movies from an earlier run", to: &output)
+            }
+            try container.close()
+        }
+        let reopened = try PersistentContainer(
+            name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(url)])
+        let context = reopened.newBackgroundContext()
+        print("  reopened; fetched from the store:", to: &output)
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for movie in try context.fetch(Movie.self).sorted(by: { $0.title < $1.title }) {
+            let year = movie.releaseDate.map { formatter.string(from: $0) } ?? "?"
+            let stars = movie.reviews.map(\.stars).sorted(by: >).map(String.init).joined(separator: ", ")
+            print("  - \(movie.title) (\(year)) by \(movie.director?.name ?? "?"), box office $\(movie.boxOffice), reviews: \(stars)", to: &output)
+        }
+        for person in try context.fetch(entityName: "Person") {
+            let name = (try? person.value(forKey: "name") as? String) ?? "?"
+            print("  - \(person.entity.name) \(name) \(person.objectID)", to: &output)
+        }
+        print("  \(try context.count(for: Review.self)) reviews in all", to: &output)
+        try reopened.close()
+    }
+
+    /// Shows the model layer without a store.
+    static func showModel(into output: inout some TextOutputStream) throws {
         let schema = try Schema([Movie.self, Director.self, Critic.self], versionIdentifier: "demo")
         print("Schema built from @Entity classes:\n", to: &output)
         print(schema, to: &output)
@@ -73,7 +156,6 @@ struct DemoCommand: ParsableCommand {
 
         print("\nThe same model in its stable serialized form is \(schema.serializedRepresentation().count) bytes;", to: &output)
         print("its version hash is \(schema.versionHash).", to: &output)
-        print("Persistence (SQLite stores, saves and fetches) arrives with the store layer.", to: &output)
     }
 }
 

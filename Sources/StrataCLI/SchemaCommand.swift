@@ -19,7 +19,8 @@ struct SchemaCommand: ParsableCommand {
         do {
             try Self.run(path: path, json: json, into: &output)
         } catch let error as StrataError {
-            throw ValidationError(error.description)
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            throw ExitCode.failure
         }
     }
 

@@ -6,8 +6,11 @@ import Testing
 
 @Suite struct DemoCommandTests {
     @Test func demoPrintsTheSampleSchemaAndObjects() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Demo.sqlite")
         var output = ""
-        try DemoCommand.run(into: &output)
+        try DemoCommand.run(storeURL: store, into: &output)
         #expect(output.contains("entity Movie"))
         #expect(output.contains("entity Director : Person"))
         #expect(output.contains("reviews -> Review (to-many, inverse movie, cascade)"))
@@ -16,6 +19,15 @@ import Testing
         #expect(output.contains("Did you mean 'title'?"))
         #expect(output.contains("valueTooLarge"))
         #expect(output.contains("\"title\":\"Heat\""))
+        #expect(output.contains("saved 3 movies, 6 reviews and 3 people"))
+        #expect(output.contains("- Heat (1995) by Michael Mann, box office $187436818, reviews: 5, 4"))
+        #expect(output.contains("- Ronin (1998) by John Frankenheimer"))
+        #expect(output.contains("6 reviews in all"))
+
+        var second = ""
+        try DemoCommand.run(storeURL: store, into: &second)
+        #expect(second.contains("already holds the demo's movies"))
+        #expect(second.contains("6 reviews in all"))
     }
 
     @Test func demoModelIsValid() throws {

@@ -21,9 +21,9 @@ extension ObjectContext {
         }
         try container.checkOpen()
 
-        let insertedObjects = insertionOrder.compactMap { inserted[$0] }
-        let updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
-        let deletedObjects = deleted.values.sorted(by: Self.stableOrder)
+        var insertedObjects = insertionOrder.compactMap { inserted[$0] }
+        var updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
+        var deletedObjects = deleted.values.sorted(by: Self.stableOrder)
 
         var failures: [StrataError] = []
         for object in insertedObjects + updatedObjects { failures += object.validationFailures() }
@@ -43,6 +43,16 @@ extension ObjectContext {
                 .validationFailed,
                 "The save was refused: " + failures.map(\.message).joined(separator: " "), details: failures)
         }
+
+        // Conflicts with the store, resolved by the merge policy. With .error the stores detect
+        // them (no lookups on the way), and a constraint conflict is then explained in detail.
+        if mergePolicy != .error {
+            try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
+        }
+        try resolveVersionConflicts(updated: updatedObjects, deleted: deletedObjects)
+        insertedObjects = insertionOrder.compactMap { inserted[$0] }
+        updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
+        deletedObjects = deleted.values.sorted(by: Self.stableOrder)
 
         // One change set per store.
         var changeSets: [ObjectIdentifier: (store: any PersistentStore, changes: StoreChangeSet)] = [:]
@@ -107,7 +117,13 @@ extension ObjectContext {
         var results = StoreSaveResult()
         for key in storeOrder {
             guard let (store, changes) = changeSets[key] else { continue }
-            let result = try store.save(changes)
+            let result: StoreSaveResult
+            do {
+                result = try store.save(changes)
+            } catch let error as StrataError where error.code == .constraintConflict && mergePolicy == .error {
+                try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
+                throw error
+            }
             results.permanentIDs.merge(result.permanentIDs) { _, new in new }
             results.versions.merge(result.versions) { _, new in new }
         }

@@ -27,6 +27,8 @@ public final class ObjectContext {
     public var name: String?
     /// The author recorded with the changes this context saves.
     public var transactionAuthor: String?
+    /// How saves resolve conflicts with the store; ``MergePolicy/error`` by default.
+    public var mergePolicy: MergePolicy = .error
 
     var registered: [ObjectID: ManagedObject] = [:]
     var inserted: [ObjectIdentifier: ManagedObject] = [:]

@@ -48,12 +48,20 @@ public struct StoreFetchRequest: Sendable, Hashable {
     public var includesSubentities: Bool
     /// Only rows with these primary keys, when set.
     public var primaryKeys: [Int64]?
+    /// Only rows whose properties equal these values (attribute values, or for a to-one
+    /// relationship the target's ``AttributeValue/integer(_:)`` primary key; ``AttributeValue/null``
+    /// matches no value), when set.
+    public var matching: [String: AttributeValue]?
 
     /// Creates a fetch request for `entityName`.
-    public init(entityName: String, includesSubentities: Bool = true, primaryKeys: [Int64]? = nil) {
+    public init(
+        entityName: String, includesSubentities: Bool = true, primaryKeys: [Int64]? = nil,
+        matching: [String: AttributeValue]? = nil
+    ) {
         self.entityName = entityName
         self.includesSubentities = includesSubentities
         self.primaryKeys = primaryKeys
+        self.matching = matching
     }
 }
 

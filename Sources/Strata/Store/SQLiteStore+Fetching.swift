@@ -16,6 +16,21 @@ extension SQLiteStore {
             sql += " AND \(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")"
             for key in keys { arguments += [key] }
         }
+        if let matching = request.matching {
+            for (name, value) in matching.sorted(by: { $0.key < $1.key }) {
+                guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
+                    throw StrataError(
+                        .unknownKey, "\(entity.name) has no attribute or to-one relationship named '\(name)' to match on.",
+                        entityName: entity.name, propertyName: name)
+                }
+                if value.isNull {
+                    sql += " AND \(quoted(name)) IS NULL"
+                } else {
+                    sql += " AND \(quoted(name)) = ?"
+                    arguments += [SQLiteValueCoding.databaseValue(value)]
+                }
+            }
+        }
         sql += " ORDER BY \(quoted(StoreLayout.primaryKeyColumn))"
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Per entity: the SELECT positions of its attributes and to-one columns.

@@ -1,0 +1,234 @@
+import Foundation
+
+extension ObjectContext {
+    // MARK: Uniqueness constraints
+
+    /// One group of objects that share the values of a uniqueness constraint.
+    private struct ConstraintConflict {
+        var entity: Entity
+        var constraint: [String]
+        var values: [String: AttributeValue]
+        var objects: [ManagedObject]
+        var storedRow: StoreRow?
+    }
+
+    /// Finds objects of this save that would break a uniqueness constraint, against the store or
+    /// against each other, and resolves them by the merge policy (or reports them all).
+    func resolveConstraintConflicts(inserted: [ManagedObject], updated: [ManagedObject]) throws {
+        var conflicts: [ConstraintConflict] = []
+        var inMemory: [String: ConstraintConflict] = [:]
+        var inMemoryOrder: [String] = []
+        for object in inserted + updated {
+            for constraint in object.entity.uniquenessConstraints {
+                guard let values = constraintValues(of: object, constraint), let scope = declaringEntity(of: constraint, in: object.entity)
+                else { continue }
+                if object._isInserted == false, let committed = object._committedValues,
+                    constraint.allSatisfy({ name in
+                        object.entity.attributeNumber(named: name).map { committed[$0] == object._values[$0] } ?? true
+                    })
+                {
+                    continue  // a saved object whose constrained values did not change
+                }
+                let key = scope.name + "|" + constraint.joined(separator: ",") + "|" + values.sorted(by: { $0.key < $1.key }).map { "\($0.value)" }.joined(separator: "|")
+                if var group = inMemory[key] {
+                    group.objects.append(object)
+                    inMemory[key] = group
+                } else {
+                    inMemory[key] = ConstraintConflict(entity: scope, constraint: constraint, values: values, objects: [object])
+                    inMemoryOrder.append(key)
+                }
+            }
+        }
+        for key in inMemoryOrder {
+            guard var group = inMemory[key] else { continue }
+            let store = try self.store(forEntity: group.entity)
+            let rows = try store.fetch(StoreFetchRequest(entityName: group.entity.name, matching: group.values))
+            group.storedRow = rows.first { row in
+                if group.objects.contains(where: { $0.objectID == row.objectID }) { return false }
+                guard let registered = registered[row.objectID] else { return true }
+                if registered._isDeleted { return false }
+                // A registered object whose constrained values changed in memory no longer conflicts.
+                return constraintValues(of: registered, group.constraint) == group.values || registered._isFault
+            }
+            if group.storedRow != nil || group.objects.count > 1 { conflicts.append(group) }
+        }
+        guard !conflicts.isEmpty else { return }
+        guard mergePolicy != .error else {
+            let details = conflicts.map { conflict -> StrataError in
+                let values = conflict.constraint.map { "\($0) = \(conflict.values[$0] ?? .null)" }.joined(separator: ", ")
+                var others = conflict.objects.map(\.objectID.description)
+                if let row = conflict.storedRow { others.append("\(row.objectID) (saved)") }
+                return StrataError(
+                    .constraintConflict,
+                    "\(conflict.entity.name) objects must be unique by (\(conflict.constraint.joined(separator: ", "))), but \(others.joined(separator: ", ")) all have \(values).",
+                    entityName: conflict.entity.name, propertyName: conflict.constraint.joined(separator: ","),
+                    objectID: conflict.objects.first?.objectID)
+            }
+            throw StrataError(
+                .constraintConflict,
+                "The save was refused: " + details.map(\.message).joined(separator: " ")
+                    + " Change the values, or set a merge policy such as .mergeByPropertyObjectTrump to update the existing object.",
+                details: details)
+        }
+        for conflict in conflicts { try resolve(conflict) }
+    }
+
+    private func resolve(_ conflict: ConstraintConflict) throws {
+        var objects = conflict.objects
+        // Among duplicates in memory, one survives: the latest for policies where the object
+        // wins, the earliest where the store wins.
+        let keepsLatest = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
+        let survivor = keepsLatest ? objects.removeLast() : objects.removeFirst()
+        for duplicate in objects where duplicate !== survivor {
+            if duplicate._isInserted {
+                delete(duplicate)
+            } else {
+                duplicate.revertValues()
+            }
+        }
+        guard let row = conflict.storedRow, survivor._isInserted else { return }
+        adopt(row, into: survivor)
+    }
+
+    /// Turns a new object into the saved object `row` describes, merging by the merge policy.
+    private func adopt(_ row: StoreRow, into object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        if let existing = registered[row.objectID], existing !== object {
+            // The saved object was loaded here too: the new object takes its place.
+            existing.context = nil
+            changed[ObjectIdentifier(existing)] = nil
+        }
+        let newValues = object._values
+        let newRelationships = object._relationships
+        inserted[key] = nil
+        insertionOrder.removeAll { $0 == key }
+        registered[object.objectID] = nil
+        object.objectID = row.objectID
+        registered[row.objectID] = object
+        object._isInserted = false
+        apply(row, to: object)
+        switch mergePolicy {
+        case .mergeByPropertyObjectTrump:
+            // The new object's set values win; what it left at the defaults keeps the stored value.
+            for (index, attribute) in object.entity.attributes.enumerated() where newValues[index] != attribute.defaultValue {
+                object._values[index] = newValues[index]
+            }
+            for (index, value) in newRelationships.enumerated() where !value.objects.isEmpty {
+                object.setRelationship(value, at: index)
+            }
+        case .overwrite:
+            object._values = newValues
+            for (index, value) in newRelationships.enumerated() { object.setRelationship(value, at: index) }
+        case .mergeByPropertyStoreTrump, .rollback, .error:
+            break
+        }
+        changed[key] = object
+    }
+
+    private func constraintValues(of object: ManagedObject, _ constraint: [String]) -> [String: AttributeValue]? {
+        var values: [String: AttributeValue] = [:]
+        for name in constraint {
+            if let number = object.entity.attributeNumber(named: name) {
+                values[name] = object._values[number]
+            } else if let number = object.entity.relationshipNumber(named: name) {
+                guard case .toOne(let target) = object._relationships[number] else { return nil }
+                guard let target else {
+                    values[name] = .null
+                    continue
+                }
+                guard let key = target.objectID.primaryKey else { return nil }  // a new target cannot clash with the store
+                values[name] = .integer(key)
+            }
+        }
+        return values
+    }
+
+    private func declaringEntity(of constraint: [String], in entity: Entity) -> Entity? {
+        var current: Entity? = entity
+        var declaring: Entity?
+        while let candidate = current {
+            if candidate.declaration.uniquenessConstraints.contains(constraint) { declaring = candidate }
+            current = candidate.superentity
+        }
+        return declaring
+    }
+
+    // MARK: Optimistic locking
+
+    /// Finds updated and deleted objects that another context saved since this one loaded them,
+    /// and resolves them by the merge policy. With ``MergePolicy/error`` the store reports them.
+    func resolveVersionConflicts(updated: [ManagedObject], deleted: [ManagedObject]) throws {
+        guard mergePolicy != .error else { return }
+        let candidates = (updated + deleted).filter { !$0.objectID.isTemporaryID }
+        let byEntity = Dictionary(grouping: candidates, by: { $0.entity.name })
+        for (entityName, objects) in byEntity.sorted(by: { $0.key < $1.key }) {
+            guard let entity = schema.entity(named: entityName) else { continue }
+            let store = try self.store(forEntity: entity)
+            let rows = try store.fetch(
+                StoreFetchRequest(entityName: entityName, includesSubentities: false, primaryKeys: objects.compactMap(\.objectID.primaryKey)))
+            let rowsByID = Dictionary(rows.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+            for object in objects {
+                guard let row = rowsByID[object.objectID] else {
+                    // Deleted elsewhere: the deletion stands unless this context overwrites.
+                    if object._isDeleted {
+                        deletedWithoutStore(object)
+                        continue
+                    }
+                    if mergePolicy == .overwrite || mergePolicy == .mergeByPropertyObjectTrump { continue }  // the store reports it
+                    changed[ObjectIdentifier(object)] = nil
+                    object.revertValues()
+                    continue
+                }
+                guard row.version != object._version else { continue }
+                merge(row, into: object)
+            }
+        }
+    }
+
+    private func deletedWithoutStore(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        deleted[key] = nil
+        registered[object.objectID] = nil
+        object._isDeleted = false
+        object.context = nil
+    }
+
+    /// Merges a newer stored state into an object that changed here.
+    private func merge(_ row: StoreRow, into object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        let local = object._values
+        let localRelationships = object._relationships
+        let committed = object._committedValues ?? local
+        let committedRelationships = object._committedRelationships ?? localRelationships
+        let wasDeleted = object._isDeleted
+        apply(row, to: object)  // values and committed state become the store's
+        switch mergePolicy {
+        case .mergeByPropertyObjectTrump:
+            for index in local.indices where local[index] != committed[index] { object._values[index] = local[index] }
+            for index in localRelationships.indices
+            where !localRelationships[index].isSame(as: committedRelationships[index], ordered: true) {
+                object._relationships[index] = localRelationships[index]
+            }
+        case .mergeByPropertyStoreTrump:
+            for index in local.indices where local[index] != committed[index] && row.attributes[index] == committed[index] {
+                object._values[index] = local[index]
+            }
+            for index in localRelationships.indices
+            where !localRelationships[index].isSame(as: committedRelationships[index], ordered: true) {
+                if case .toOne(let old) = committedRelationships[index], index < row.toOne.count, row.toOne[index] != old?.objectID {
+                    continue  // changed in the store too: the store's value stays
+                }
+                object._relationships[index] = localRelationships[index]
+            }
+        case .overwrite:
+            object._values = local
+            object._relationships = localRelationships
+        case .rollback, .error:
+            if wasDeleted {
+                deleted[key] = nil
+                object._isDeleted = false
+            }
+        }
+        if object.hasChangedProperties { changed[key] = object } else { changed[key] = nil }
+    }
+}

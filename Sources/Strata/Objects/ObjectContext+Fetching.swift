@@ -24,7 +24,12 @@ extension ObjectContext {
                 entityName: entityName)
         }
         var objects: [ManagedObject] = []
-        if container != nil {
+        if let parent {
+            for source in try parent.fetch(entityName: entityName) {
+                let object = adopt(source)
+                if !object.isDeleted { objects.append(object) }
+            }
+        } else if container != nil {
             let store = try self.store(forEntity: entity)
             for row in try store.fetch(StoreFetchRequest(entityName: entity.name)) {
                 let object = try materialize(row)
@@ -62,7 +67,9 @@ extension ObjectContext {
             throw StrataError(.noStore, "The schema has no entity named '\(entityName)'.", entityName: entityName)
         }
         var total = 0
-        if container != nil {
+        if let parent {
+            total = try parent.count(entityName: entityName)
+        } else if container != nil {
             total = try store(forEntity: entity).count(StoreFetchRequest(entityName: entity.name))
         }
         total += inserted.values.filter { $0.entity.isKind(of: entity) }.count
@@ -71,6 +78,36 @@ extension ObjectContext {
     }
 
     // MARK: Rows to objects
+
+    /// This (child) context's instance of a parent's object, filled in with the parent's
+    /// current state the first time.
+    func adopt(_ source: ManagedObject) -> ManagedObject {
+        let object = registered[source.objectID] ?? makeFault(for: source.objectID, entity: source.entity)
+        if object._isFault { copyState(of: source, to: object) }
+        return object
+    }
+
+    /// Makes a parent object's current state (its unsaved changes included) this object's
+    /// committed state.
+    func copyState(of source: ManagedObject, to object: ManagedObject) {
+        if source._isFault { source._fireFault() }
+        var relationships: [RelationshipValue] = []
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            if relationship.isToMany {
+                relationships.append(.toManyFault)
+            } else {
+                let target = source.relationshipValue(at: index).objects.first
+                relationships.append(.toOne(target.flatMap { try? self.object(with: $0.objectID) }))
+            }
+        }
+        object._values = source._values
+        object._committedValues = source._values
+        object._relationships = relationships
+        object._committedRelationships = relationships
+        object._version = source._version
+        object._isFault = false
+        object.faultingError = nil
+    }
 
     /// The registered object for a row, filling it in when it is a fault; a new registered
     /// object otherwise.
@@ -106,8 +143,18 @@ extension ObjectContext {
         object.faultingError = nil
     }
 
-    /// Loads a fault's values from its store.
+    /// Loads a fault's values from its store (or, in a child context, from the parent).
     func fulfillFault(of object: ManagedObject) {
+        if let parent {
+            do {
+                copyState(of: try parent.existingObject(with: object.objectID), to: object)
+            } catch let error as StrataError {
+                object.faultingError = error
+            } catch {
+                object.faultingError = StrataError(.objectNotFound, "Could not load \(object.objectID): \(error)", objectID: object.objectID)
+            }
+            return
+        }
         guard let primaryKey = object.objectID.primaryKey else { return }
         do {
             let store = try self.store(for: object.objectID)
@@ -129,6 +176,10 @@ extension ObjectContext {
 
     /// Loads the objects of a to-many relationship from the store.
     func loadRelationship(at index: Int, of object: ManagedObject) -> [ManagedObject] {
+        if let parent {
+            guard let source = try? parent.existingObject(with: object.objectID) else { return [] }
+            return source.relationshipValue(at: index).objects.compactMap { try? self.object(with: $0.objectID) }
+        }
         guard !object.objectID.isTemporaryID, container != nil else { return [] }
         let name = object.entity.relationships[index].name
         do {

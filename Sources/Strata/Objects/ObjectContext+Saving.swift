@@ -16,10 +16,10 @@ extension ObjectContext {
     ///   stores and the context's objects are unchanged.
     public func save() throws {
         guard hasChanges else { return }
-        guard let container else {
+        guard parent != nil || container != nil else {
             throw StrataError(.noStore, "This context has no stores to save to; create it with a PersistentContainer.")
         }
-        try container.checkOpen()
+        try container?.checkOpen()
 
         var insertedObjects = insertionOrder.compactMap { inserted[$0] }
         var updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
@@ -42,6 +42,11 @@ extension ObjectContext {
             throw StrataError(
                 .validationFailed,
                 "The save was refused: " + failures.map(\.message).joined(separator: " "), details: failures)
+        }
+
+        if let parent {
+            try pushChanges(to: parent, inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
+            return
         }
 
         // Conflicts with the store, resolved by the merge policy. With .error the stores detect
@@ -141,6 +146,71 @@ extension ObjectContext {
             object._version = results.versions[object.objectID] ?? object._version
             object.commitValues()
         }
+        for object in deletedObjects {
+            registered[object.objectID] = nil
+            object._isDeleted = false
+            object.context = nil
+        }
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        deleted.removeAll()
+        changed.removeAll()
+    }
+
+    /// A child context's save: its changes become unsaved changes of the parent.
+    private func pushChanges(
+        to parent: ObjectContext, inserted insertedObjects: [ManagedObject], updated updatedObjects: [ManagedObject],
+        deleted deletedObjects: [ManagedObject]
+    ) throws {
+        // New objects first, so that relationships can point at them.
+        var counterparts: [ObjectIdentifier: ManagedObject] = [:]
+        for object in insertedObjects {
+            let type = (object.entity.objectType as? ManagedObject.Type) ?? ManagedObject.self
+            let copy = type.init(_storedEntity: object.entity)
+            copy.objectID = object.objectID
+            copy._values = object._values
+            copy._relationships = object.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+            parent.insertCopy(copy)
+            counterparts[ObjectIdentifier(object)] = copy
+        }
+        for object in updatedObjects {
+            let copy = try parent.existingObject(with: object.objectID)
+            counterparts[ObjectIdentifier(object)] = copy
+            if let committed = object._committedValues {
+                for index in object._values.indices where object._values[index] != committed[index] {
+                    copy._setStoredValue(object._values[index], at: index)
+                }
+            }
+        }
+        func counterpart(_ object: ManagedObject) throws -> ManagedObject {
+            if let copy = counterparts[ObjectIdentifier(object)] { return copy }
+            return try parent.object(with: object.objectID)
+        }
+        for object in insertedObjects + updatedObjects {
+            guard let copy = counterparts[ObjectIdentifier(object)] else { continue }
+            for (index, relationship) in object.entity.relationships.enumerated() {
+                let current = object._relationships[index]
+                if current.isFault { continue }
+                if let committed = object._committedRelationships?[index],
+                    committed.isSame(as: current, ordered: relationship.isOrdered)
+                {
+                    continue
+                }
+                switch current {
+                case .toOne(let target):
+                    copy.setRelationship(.toOne(try target.map(counterpart)), at: index)
+                case .toMany(let targets):
+                    copy.setRelationship(.toMany(try targets.map(counterpart)), at: index)
+                case .toManyFault:
+                    continue
+                }
+            }
+        }
+        for object in deletedObjects {
+            parent.delete(try parent.object(with: object.objectID))
+        }
+        // The parent has the changes: they are this context's committed state now.
+        for object in insertedObjects + updatedObjects { object.commitValues() }
         for object in deletedObjects {
             registered[object.objectID] = nil
             object._isDeleted = false

@@ -27,8 +27,11 @@ public final class ObjectContext {
     public var name: String?
     /// The author recorded with the changes this context saves.
     public var transactionAuthor: String?
-    /// How saves resolve conflicts with the store; ``MergePolicy/error`` by default.
+    /// How saves resolve conflicts with the store; ``MergePolicy/error`` by default. (A child
+    /// context's saves go to its parent and have no conflicts to resolve.)
     public var mergePolicy: MergePolicy = .error
+    /// The context this one reads from and saves to, for a child context.
+    public let parent: ObjectContext?
 
     var registered: [ObjectID: ManagedObject] = [:]
     var inserted: [ObjectIdentifier: ManagedObject] = [:]
@@ -41,12 +44,33 @@ public final class ObjectContext {
     public init(schema: Schema) {
         self.schema = schema
         self.container = nil
+        self.parent = nil
     }
 
     /// Creates a context that loads from and saves to the stores of `container`.
     public init(container: PersistentContainer) {
         self.schema = container.schema
         self.container = container
+        self.parent = nil
+    }
+
+    /// Creates a child context: it sees its parent's objects, unsaved changes included, and its
+    /// ``save()`` pushes its changes into the parent instead of a store — a scratch pad whose
+    /// work can be kept (save, then save the parent) or thrown away (discard the child).
+    ///
+    /// ```swift
+    /// let editor = ObjectContext(parent: context)
+    /// let draft = try editor.existingObject(with: movie.objectID) as! Movie
+    /// draft.title = "Heat (1995)"
+    /// try editor.save()     // context now has the change, unsaved
+    /// try context.save()    // and now the store
+    /// ```
+    ///
+    /// Use the child in the same isolation domain as its parent.
+    public init(parent: ObjectContext) {
+        self.schema = parent.schema
+        self.container = parent.container
+        self.parent = parent
     }
 
     /// Inserts a new object, and the new objects it is related to, into the context.
@@ -75,6 +99,15 @@ public final class ObjectContext {
         for relationship in object._relationships {
             for related in relationship.objects where related.context == nil { insert(related) }
         }
+    }
+
+    /// Registers an object a child context created, as a new object of this context.
+    func insertCopy(_ object: ManagedObject) {
+        object.context = self
+        object._isInserted = true
+        registered[object.objectID] = object
+        inserted[ObjectIdentifier(object)] = object
+        insertionOrder.append(ObjectIdentifier(object))
     }
 
     /// Marks an object for deletion and applies its relationships' delete rules: related objects
@@ -129,6 +162,10 @@ public final class ObjectContext {
             guard !object.isDeleted else { throw notFound(objectID, reason: "it was deleted in this context") }
             return object
         }
+        if let parent {
+            let source = try parent.existingObject(with: objectID)
+            return adopt(source)
+        }
         guard !objectID.isTemporaryID else { throw notFound(objectID, reason: "it is a new object of another context") }
         let store = try self.store(for: objectID)
         guard let primaryKey = objectID.primaryKey,
@@ -148,11 +185,20 @@ public final class ObjectContext {
     ///   store, or a new object of another context.
     public func object(with objectID: ObjectID) throws -> ManagedObject {
         if let object = registered[objectID] { return object }
+        if let parent {
+            let source = try parent.object(with: objectID)
+            let object = makeFault(for: objectID, entity: source.entity)
+            return object
+        }
         guard !objectID.isTemporaryID else { throw notFound(objectID, reason: "it is a new object of another context") }
         _ = try store(for: objectID)
         guard let entity = schema.entity(named: objectID.entityName), !entity.isAbstract else {
             throw notFound(objectID, reason: "the schema has no concrete entity \(objectID.entityName)")
         }
+        return makeFault(for: objectID, entity: entity)
+    }
+
+    func makeFault(for objectID: ObjectID, entity: Entity) -> ManagedObject {
         let type = (entity.objectType as? ManagedObject.Type) ?? ManagedObject.self
         let object = type.init(_storedEntity: entity)
         object.objectID = objectID

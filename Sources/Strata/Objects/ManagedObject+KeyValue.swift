@@ -14,6 +14,7 @@ extension ManagedObject {
     /// - Returns: The value, or `nil` when there is none.
     /// - Throws: ``StrataError/Code/unknownKey`` when the entity has no property named `key`.
     public final func value(forKey key: String) throws -> Any? {
+        try checkNotDeleted(key)
         if _isFault { _fireFault() }
         if let index = entity.attributeNumber(named: key) {
             return Self.swiftValue(_values[index], type: entity.attributes[index].type)
@@ -52,6 +53,7 @@ extension ManagedObject {
     ///   one), ``StrataError/Code/typeMismatch`` for a value of the wrong type,
     ///   ``StrataError/Code/valueOutOfRange`` for an integer that does not fit.
     public final func setValue(_ value: Any?, forKey key: String) throws {
+        try checkNotDeleted(key)
         if let index = entity.attributeNumber(named: key) {
             let attribute = entity.attributes[index]
             _setStoredValue(try storedValue(from: value, for: attribute), at: index)
@@ -114,6 +116,15 @@ extension ManagedObject {
             }
         }
         return result
+    }
+
+    /// Throws ``StrataError/Code/objectDeleted`` for an object whose deletion was saved.
+    func checkNotDeleted(_ key: String?) throws {
+        guard _wasDeletedAndSaved else { return }
+        throw StrataError(
+            .objectDeleted,
+            "\(entity.name) \(objectID) was deleted and the deletion saved; it can no longer be read or changed.",
+            entityName: entity.name, propertyName: key, objectID: objectID)
     }
 
     // MARK: Conversions

@@ -40,6 +40,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var _isDeleted = false
     /// The optimistic-lock version of the row the committed values came from.
     final var _version: Int64 = 0
+    /// Whether the object's deletion was saved: it no longer exists in any store.
+    final var _wasDeletedAndSaved = false
     /// Why the last attempt to load the object's values failed, if it did.
     public internal(set) final var faultingError: StrataError?
 

@@ -26,7 +26,10 @@ extension ObjectContext {
         var deletedObjects = deleted.values.sorted(by: Self.stableOrder)
 
         var failures: [StrataError] = []
-        for object in insertedObjects + updatedObjects { failures += object.validationFailures() }
+        for object in insertedObjects + updatedObjects {
+            failures += object.validationFailures()
+            failures += relationshipFailures(of: object)
+        }
         for object in deletedObjects {
             for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
                 let remaining = object.relationshipValue(at: index).objects.filter { !$0._isDeleted && $0.context === self }
@@ -149,12 +152,37 @@ extension ObjectContext {
         for object in deletedObjects {
             registered[object.objectID] = nil
             object._isDeleted = false
+            object._wasDeletedAndSaved = true
             object.context = nil
         }
         inserted.removeAll()
         insertionOrder.removeAll()
         deleted.removeAll()
         changed.removeAll()
+    }
+
+    /// Relationships that point at objects this save cannot write: objects of another context
+    /// and objects whose deletion was already saved.
+    private func relationshipFailures(of object: ManagedObject) -> [StrataError] {
+        var failures: [StrataError] = []
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            for target in object._relationships[index].objects {
+                if target._wasDeletedAndSaved {
+                    failures.append(
+                        StrataError(
+                            .objectDeleted,
+                            "\(object.entity.name).\(relationship.name) points at \(target.objectID), which was deleted.",
+                            entityName: object.entity.name, propertyName: relationship.name, objectID: object.objectID))
+                } else if let other = target.context, other !== self {
+                    failures.append(
+                        StrataError(
+                            .wrongContext,
+                            "\(object.entity.name).\(relationship.name) points at \(target.objectID), an object of another context. Relate objects of one context; look the object up here with existingObject(with:).",
+                            entityName: object.entity.name, propertyName: relationship.name, objectID: object.objectID))
+                }
+            }
+        }
+        return failures
     }
 
     /// A child context's save: its changes become unsaved changes of the parent.

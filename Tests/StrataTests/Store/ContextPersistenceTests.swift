@@ -283,4 +283,51 @@ import Testing
         #expect(container.viewContext === container.viewContext)
         #expect(container.viewContext.name == "viewContext")
     }
+
+    @Test func relatingObjectsOfTwoContextsIsATypedErrorAtSave() throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.inMemory.makeContainer([Movie.self], in: directory)
+        let first = container.newBackgroundContext()
+        let movie = Movie(context: first)
+        movie.title = "Heat"
+        try first.save()
+        let second = container.newBackgroundContext()
+        let review = Review(context: second)
+        review.movie = movie
+        do {
+            try second.save()
+            Issue.record("a relationship across contexts was saved")
+        } catch let error as StrataError {
+            #expect(error.code == .validationFailed)
+            #expect(error.details.map(\.code) == [.wrongContext])
+        }
+        #expect(try container.newBackgroundContext().count(for: Review.self) == 0)
+    }
+
+    @Test func aDeletedObjectCannotBeUsedAfterTheDeletionIsSaved() throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.inMemory.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        context.delete(movie)
+        try context.save()
+        #expect(movie.context == nil)
+        do {
+            try movie.setValue("Ronin", forKey: "title")
+            Issue.record("a deleted object was changed")
+        } catch let error as StrataError {
+            #expect(error.code == .objectDeleted)
+        }
+        #expect(throws: StrataError.self) { try movie.value(forKey: "title") }
+        let review = Review(context: context)
+        review.movie = movie
+        do {
+            try context.save()
+            Issue.record("a relationship to a deleted object was saved")
+        } catch let error as StrataError {
+            #expect(error.details.map(\.code) == [.objectDeleted])
+        }
+    }
 }

@@ -56,6 +56,25 @@ extension ObjectContext {
         return result
     }
 
+    /// The object a typed ID names, loaded from its store if the context does not hold it yet.
+    ///
+    /// ```swift
+    /// let id: TypedObjectID<Movie> = movie.typedObjectID
+    /// let same: Movie = try context.existingObject(with: id)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists,
+    ///   ``StrataError/Code/typeMismatch`` when the object is not a `Model`.
+    public func existingObject<Model: ManagedObject>(with objectID: TypedObjectID<Model>) throws -> Model {
+        let object = try existingObject(with: objectID.objectID)
+        guard let model = object as? Model else {
+            throw StrataError(
+                .typeMismatch, "\(objectID.objectID) is a \(object.entity.name), not a \(Model.self).",
+                entityName: object.entity.name, objectID: objectID.objectID)
+        }
+        return model
+    }
+
     /// The number of objects ``fetch(_:)`` would return, counted in the store.
     public func count<Model: ManagedObject>(for type: Model.Type) throws -> Int {
         try count(entityName: type.entity.name)

@@ -71,6 +71,9 @@ import Testing
         let context = container.newBackgroundContext()
         let movie = try #require(try context.existingObject(with: id) as? Movie)
         #expect(movie.title == "Ronin")
+        let typed: Movie = try context.existingObject(with: TypedObjectID<Movie>(id))
+        #expect(typed === movie)
+        #expect(throws: StrataError.self) { try context.existingObject(with: TypedObjectID<Review>(id)) }
         #expect(container.objectID(forURIRepresentation: id.uriRepresentation) == id)
     }
 

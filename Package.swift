@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -49,6 +50,12 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // Test helpers for users' tests and future stores: the store conformance suite.
+        .target(
+            name: "StrataTesting",
+            dependencies: ["Strata"],
+            swiftSettings: strictSwift6
+        ),
         // The command-line tool's commands live in a library so that tests can import them.
         .target(
             name: "StrataCLI",
@@ -65,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Strata", "StrataTesting", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6
         ),

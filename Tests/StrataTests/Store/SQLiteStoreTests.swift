@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StrataTesting
 import Testing
 
 @testable import Strata

@@ -21,4 +21,5 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+import StrataTesting
 import Testing

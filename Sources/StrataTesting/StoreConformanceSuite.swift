@@ -1,0 +1,597 @@
+import Foundation
+import Strata
+import Testing
+
+private typealias Movie = ConformanceModel.Movie
+private typealias Review = ConformanceModel.Review
+private typealias Person = ConformanceModel.Person
+private typealias Car = ConformanceModel.Car
+private typealias Bike = ConformanceModel.Bike
+private typealias Location = ConformanceModel.Location
+
+/// The behaviour every ``PersistentStore`` must show through containers and contexts: saving and
+/// fetching every attribute type and relationship kind, updates and deletions with their delete
+/// rules, all-or-nothing saves, optimistic locking, uniqueness constraints and merge policies,
+/// rollback, faults, inheritance and child contexts.
+///
+/// Run it against a store from your own tests, one Swift Testing case per check:
+///
+/// ```swift
+/// import StrataTesting
+/// import Testing
+///
+/// @Test(arguments: StoreConformanceSuite.Check.allCases)
+/// func myStoreConforms(_ check: StoreConformanceSuite.Check) throws {
+///     try StoreConformanceSuite { types in
+///         try PersistentContainer(name: "Conformance", entities: types, storeDescriptions: [.inMemory])
+///     }.run(check)
+/// }
+/// ```
+///
+/// Failures are reported with Swift Testing's `#expect`, so the suite must run inside a test.
+public struct StoreConformanceSuite: Sendable {
+    /// One behaviour the suite checks.
+    public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case savedObjectsComeBackWithTheirRelationships
+        case updatesAndDeletesAreSaved
+        case nullifyRemovesTheDeletedObjectFromTheOtherSide
+        case aFailedValidationSavesNothing
+        case aStaleSaveIsAConflictAndSavesNothing
+        case rollbackAndResetForgetUnsavedWork
+        case faultsLoadOnFirstAccess
+        case subentitiesShareTheirParentsTable
+        case uniquenessConflictsAreTypedAndSaveNothing
+        case relatingObjectsOfTwoContextsIsATypedErrorAtSave
+        case aDeletedObjectCannotBeUsedAfterTheDeletionIsSaved
+        case theErrorPolicyReportsDuplicatesWithTheirValues
+        case objectTrumpTurnsADuplicateInsertIntoAnUpdate
+        case overwriteReplacesTheSavedValues
+        case duplicatesWithinOneSaveCollapseToOne
+        case objectTrumpKeepsBothSidesChangesAndPrefersMine
+        case storeTrumpKeepsBothSidesChangesAndPrefersTheStore
+        case overwriteWritesMyWholeObject
+        case rollbackDropsMyChanges
+        case theErrorPolicyRefusesAStaleSave
+        case aChildSavePushesIntoTheParentNotTheStore
+        case aChildSeesItsParentsUnsavedChanges
+        case discardingAChildLeavesTheParentUntouched
+        case deletionsInAChildReachTheParentWithTheirRules
+        case aChildValidatesBeforePushing
+        case storeTrumpKeepsTheSavedObjectOnDuplicateInsert
+        case rollbackKeepsTheSavedObjectOnDuplicateInsert
+
+        /// The check's name, as test reports show it.
+        public var testDescription: String { rawValue }
+    }
+
+    private let factory: @Sendable ([ManagedObject.Type]) throws -> PersistentContainer
+
+    /// Creates the suite.
+    ///
+    /// - Parameter makeContainer: Makes a container over the given `@Entity` classes whose store
+    ///   is new and empty; called once or more per check.
+    public init(makeContainer: @escaping @Sendable (_ types: [ManagedObject.Type]) throws -> PersistentContainer) {
+        self.factory = makeContainer
+    }
+
+    fileprivate func makeContainer() throws -> PersistentContainer {
+        try factory(ConformanceModel.types)
+    }
+
+    /// Runs one check, reporting failures through Swift Testing.
+    ///
+    /// - Throws: Errors the check did not expect.
+    public func run(_ check: Check) throws {
+        switch check {
+        case .savedObjectsComeBackWithTheirRelationships: try savedObjectsComeBackWithTheirRelationships()
+        case .updatesAndDeletesAreSaved: try updatesAndDeletesAreSaved()
+        case .nullifyRemovesTheDeletedObjectFromTheOtherSide: try nullifyRemovesTheDeletedObjectFromTheOtherSide()
+        case .aFailedValidationSavesNothing: try aFailedValidationSavesNothing()
+        case .aStaleSaveIsAConflictAndSavesNothing: try aStaleSaveIsAConflictAndSavesNothing()
+        case .rollbackAndResetForgetUnsavedWork: try rollbackAndResetForgetUnsavedWork()
+        case .faultsLoadOnFirstAccess: try faultsLoadOnFirstAccess()
+        case .subentitiesShareTheirParentsTable: try subentitiesShareTheirParentsTable()
+        case .uniquenessConflictsAreTypedAndSaveNothing: try uniquenessConflictsAreTypedAndSaveNothing()
+        case .relatingObjectsOfTwoContextsIsATypedErrorAtSave: try relatingObjectsOfTwoContextsIsATypedErrorAtSave()
+        case .aDeletedObjectCannotBeUsedAfterTheDeletionIsSaved: try aDeletedObjectCannotBeUsedAfterTheDeletionIsSaved()
+        case .theErrorPolicyReportsDuplicatesWithTheirValues: try theErrorPolicyReportsDuplicatesWithTheirValues()
+        case .objectTrumpTurnsADuplicateInsertIntoAnUpdate: try objectTrumpTurnsADuplicateInsertIntoAnUpdate()
+        case .overwriteReplacesTheSavedValues: try overwriteReplacesTheSavedValues()
+        case .duplicatesWithinOneSaveCollapseToOne: try duplicatesWithinOneSaveCollapseToOne()
+        case .objectTrumpKeepsBothSidesChangesAndPrefersMine: try objectTrumpKeepsBothSidesChangesAndPrefersMine()
+        case .storeTrumpKeepsBothSidesChangesAndPrefersTheStore: try storeTrumpKeepsBothSidesChangesAndPrefersTheStore()
+        case .overwriteWritesMyWholeObject: try overwriteWritesMyWholeObject()
+        case .rollbackDropsMyChanges: try rollbackDropsMyChanges()
+        case .theErrorPolicyRefusesAStaleSave: try theErrorPolicyRefusesAStaleSave()
+        case .aChildSavePushesIntoTheParentNotTheStore: try aChildSavePushesIntoTheParentNotTheStore()
+        case .aChildSeesItsParentsUnsavedChanges: try aChildSeesItsParentsUnsavedChanges()
+        case .discardingAChildLeavesTheParentUntouched: try discardingAChildLeavesTheParentUntouched()
+        case .deletionsInAChildReachTheParentWithTheirRules: try deletionsInAChildReachTheParentWithTheirRules()
+        case .aChildValidatesBeforePushing: try aChildValidatesBeforePushing()
+        case .storeTrumpKeepsTheSavedObjectOnDuplicateInsert: try storeWinningPoliciesKeepTheSavedObject(policy: .mergeByPropertyStoreTrump)
+        case .rollbackKeepsTheSavedObjectOnDuplicateInsert: try storeWinningPoliciesKeepTheSavedObject(policy: .rollback)
+        }
+    }
+}
+
+extension StoreConformanceSuite {
+    fileprivate func savedObjectsComeBackWithTheirRelationships() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        movie.year = 1995
+        movie.boxOffice = Decimal(string: "187436818.25")!
+        movie.tags = ["crime"]
+        movie.location = Location(latitude: 34.05, longitude: -118.24)
+        let director = Person(context: context)
+        director.name = "Michael Mann"
+        movie.director = director
+        let actors = (0..<3).map { index -> Person in
+            let person = Person(context: context)
+            person.name = "Actor \(index)"
+            return person
+        }
+        movie.cast = [actors[2], actors[0], actors[1]]
+        for stars in [5, 4] as [Int32] {
+            let review = Review(context: context)
+            review.stars = stars
+            review.movie = movie
+        }
+        #expect(movie.objectID.isTemporaryID)
+        try context.save()
+        #expect(!movie.objectID.isTemporaryID)
+        #expect(!context.hasChanges)
+        #expect(!movie.isInserted)
+
+        let other = container.newBackgroundContext()
+        let movies = try other.fetch(Movie.self)
+        #expect(movies.count == 1)
+        let loaded = try #require(movies.first)
+        #expect(loaded !== movie)
+        #expect(loaded.objectID == movie.objectID)
+        #expect(loaded.title == "Heat")
+        #expect(loaded.year == 1995)
+        #expect(loaded.boxOffice == Decimal(string: "187436818.25")!)
+        #expect(loaded.tags == ["crime"])
+        #expect(loaded.location == Location(latitude: 34.05, longitude: -118.24))
+        #expect(loaded.id == movie.id)
+        #expect(loaded.director?.name == "Michael Mann")
+        #expect(loaded.cast.map(\.name) == ["Actor 2", "Actor 0", "Actor 1"])
+        #expect(Set(loaded.reviews.map(\.stars)) == [5, 4])
+        #expect(loaded.director?.directed == [loaded])
+        // One instance per object ID.
+        #expect(try other.fetch(Movie.self).first === loaded)
+        #expect(try other.count(for: Person.self) == 4)
+    }
+
+    fileprivate func updatesAndDeletesAreSaved() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        let review = Review(context: context)
+        review.movie = movie
+        try context.save()
+
+        movie.title = "Heat (1995)"
+        #expect(movie.isUpdated)
+        #expect(context.updatedObjects == [movie])
+        try context.save()
+        #expect(try container.newBackgroundContext().fetch(Movie.self).map(\.title) == ["Heat (1995)"])
+
+        // Movie.reviews cascades.
+        context.delete(movie)
+        #expect(review.isDeleted)
+        try context.save()
+        let fresh = container.newBackgroundContext()
+        #expect(try fresh.count(for: Movie.self) == 0)
+        #expect(try fresh.count(for: Review.self) == 0)
+        #expect(throws: StrataError.self) { try fresh.existingObject(with: movie.objectID) }
+    }
+
+    fileprivate func nullifyRemovesTheDeletedObjectFromTheOtherSide() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        let review = Review(context: context)
+        review.movie = movie
+        try context.save()
+        context.delete(review)
+        #expect(movie.reviews.isEmpty)
+        try context.save()
+        let loaded = try #require(try container.newBackgroundContext().fetch(Movie.self).first)
+        #expect(loaded.reviews.isEmpty)
+    }
+
+    fileprivate func aFailedValidationSavesNothing() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let good = Movie(context: context)
+        good.title = "Heat"
+        let bad = Movie(context: context)
+        bad.title = ""
+        bad.year = 1200
+        do {
+            try context.save()
+            Issue.record("an invalid movie was saved")
+        } catch let error as StrataError {
+            #expect(error.code == .validationFailed)
+            #expect(Set(error.details.map(\.code)) == [.valueTooSmall])
+            #expect(error.details.count == 2)
+        }
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 0)
+        #expect(good.objectID.isTemporaryID)
+        bad.title = "Fixed"
+        bad.year = 1999
+        try context.save()
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 2)
+    }
+
+    fileprivate func aStaleSaveIsAConflictAndSavesNothing() throws {
+                let container = try makeContainer()
+        let first = container.newBackgroundContext()
+        let movie = Movie(context: first)
+        movie.title = "Heat"
+        try first.save()
+        let second = container.newBackgroundContext()
+        let copy = try #require(try second.existingObject(with: movie.objectID) as? Movie)
+        copy.title = "Changed elsewhere"
+        try second.save()
+        movie.title = "Changed here"
+        movie.rating = 9
+        do {
+            try first.save()
+            Issue.record("a stale change overwrote a newer one")
+        } catch let error as StrataError {
+            #expect(error.code == .optimisticLockingFailure)
+            #expect(error.objectID == movie.objectID)
+        }
+        #expect(movie.title == "Changed here")
+        first.refresh(movie, mergeChanges: true)
+        try first.save()
+        let stored = try #require(try container.newBackgroundContext().fetch(Movie.self).first)
+        #expect(stored.title == "Changed here")
+        #expect(stored.rating == 9)
+    }
+
+    fileprivate func rollbackAndResetForgetUnsavedWork() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        movie.title = "Changed"
+        let extra = Movie(context: context)
+        context.rollback()
+        #expect(movie.title == "Heat")
+        #expect(extra.context == nil)
+        #expect(!context.hasChanges)
+        #expect(try context.fetch(Movie.self) == [movie])
+        context.reset()
+        #expect(context.registeredObjects.isEmpty)
+        let again = try #require(try context.fetch(Movie.self).first)
+        #expect(again !== movie)
+        #expect(again.title == "Heat")
+    }
+
+    fileprivate func faultsLoadOnFirstAccess() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        let other = container.newBackgroundContext()
+        let fault = try #require(try other.object(with: movie.objectID) as? Movie)
+        #expect(fault.isFault)
+        #expect(fault.title == "Heat")
+        #expect(!fault.isFault)
+        context.delete(movie)
+        try context.save()
+        let third = container.newBackgroundContext()
+        let gone = try #require(try third.object(with: movie.objectID) as? Movie)
+        #expect(gone.title == "")
+        #expect(gone.faultingError?.code == .objectNotFound)
+    }
+
+    fileprivate func subentitiesShareTheirParentsTable() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let car = Car(context: context)
+        car.maker = "Volvo"
+        car.seats = 7
+        let bike = Bike(context: context)
+        bike.isElectric = true
+        try context.save()
+        let other = container.newBackgroundContext()
+        let vehicles = try other.fetch(entityName: "Vehicle")
+        #expect(vehicles.count == 2)
+        #expect(try other.fetch(Car.self).map(\.seats) == [7])
+        #expect(try other.fetch(Bike.self).map(\.isElectric) == [true])
+        #expect(try other.count(entityName: "Vehicle") == 2)
+    }
+
+    fileprivate func uniquenessConflictsAreTypedAndSaveNothing() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let first = Movie(context: context)
+        first.title = "Heat"
+        let second = Movie(context: context)
+        second.title = "Other"
+        second.id = first.id
+        do {
+            try context.save()
+            Issue.record("two movies with one id were saved")
+        } catch let error as StrataError {
+            #expect(error.code == .constraintConflict)
+        }
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 0)
+    }
+
+    fileprivate func relatingObjectsOfTwoContextsIsATypedErrorAtSave() throws {
+                let container = try makeContainer()
+        let first = container.newBackgroundContext()
+        let movie = Movie(context: first)
+        movie.title = "Heat"
+        try first.save()
+        let second = container.newBackgroundContext()
+        let review = Review(context: second)
+        review.movie = movie
+        do {
+            try second.save()
+            Issue.record("a relationship across contexts was saved")
+        } catch let error as StrataError {
+            #expect(error.code == .validationFailed)
+            #expect(error.details.map(\.code) == [.wrongContext])
+        }
+        #expect(try container.newBackgroundContext().count(for: Review.self) == 0)
+    }
+
+    fileprivate func aDeletedObjectCannotBeUsedAfterTheDeletionIsSaved() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        context.delete(movie)
+        try context.save()
+        #expect(movie.context == nil)
+        do {
+            try movie.setValue("Ronin", forKey: "title")
+            Issue.record("a deleted object was changed")
+        } catch let error as StrataError {
+            #expect(error.code == .objectDeleted)
+        }
+        #expect(throws: StrataError.self) { try movie.value(forKey: "title") }
+        let review = Review(context: context)
+        review.movie = movie
+        do {
+            try context.save()
+            Issue.record("a relationship to a deleted object was saved")
+        } catch let error as StrataError {
+            #expect(error.details.map(\.code) == [.objectDeleted])
+        }
+    }
+
+    /// A container holding one saved movie (title "Heat", rating 7) and the movie's unique id.
+    fileprivate func containerWithMovie() throws -> (PersistentContainer, UUID, ObjectID) {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        movie.rating = 7
+        try context.save()
+        return (container, movie.id, movie.objectID)
+    }
+
+    fileprivate func storedMovies(_ container: PersistentContainer) throws -> [(title: String, rating: Double)] {
+        try container.newBackgroundContext().fetch(Movie.self).map { ($0.title, $0.rating) }
+    }
+
+    fileprivate func theErrorPolicyReportsDuplicatesWithTheirValues() throws {
+                let (container, id, savedID) = try containerWithMovie()
+        let context = container.newBackgroundContext()
+        let duplicate = Movie(context: context)
+        duplicate.id = id
+        duplicate.title = "Heat again"
+        do {
+            try context.save()
+            Issue.record("a duplicate id was saved")
+        } catch let error as StrataError {
+            #expect(error.code == .constraintConflict)
+            let detail = try #require(error.details.first)
+            #expect(detail.entityName == "Movie")
+            #expect(detail.propertyName == "id")
+            #expect(detail.message.contains(id.uuidString))
+            #expect(detail.message.contains(savedID.description))
+            #expect(detail.objectID == duplicate.objectID)
+        }
+        #expect(try storedMovies(container).map(\.title) == ["Heat"])
+    }
+
+    fileprivate func objectTrumpTurnsADuplicateInsertIntoAnUpdate() throws {
+                let (container, id, savedID) = try containerWithMovie()
+        let context = container.newBackgroundContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let upsert = Movie(context: context)
+        upsert.id = id
+        upsert.title = "Heat (Director's Cut)"
+        try context.save()
+        #expect(upsert.objectID == savedID)
+        let stored = try storedMovies(container)
+        #expect(stored.count == 1)
+        #expect(stored.first?.title == "Heat (Director's Cut)")
+        #expect(stored.first?.rating == 7)  // not set on the new object: the stored value stays
+    }
+
+    fileprivate func storeWinningPoliciesKeepTheSavedObject(policy: MergePolicy) throws {
+                let (container, id, savedID) = try containerWithMovie()
+        let context = container.newBackgroundContext()
+        context.mergePolicy = policy
+        let duplicate = Movie(context: context)
+        duplicate.id = id
+        duplicate.title = "Ignored"
+        try context.save()
+        #expect(duplicate.objectID == savedID)
+        #expect(duplicate.title == "Heat")
+        #expect(try storedMovies(container).map(\.title) == ["Heat"])
+    }
+
+    fileprivate func overwriteReplacesTheSavedValues() throws {
+                let (container, id, _) = try containerWithMovie()
+        let context = container.newBackgroundContext()
+        context.mergePolicy = .overwrite
+        let replacement = Movie(context: context)
+        replacement.id = id
+        replacement.title = "Replacement"
+        try context.save()
+        let stored = try storedMovies(container)
+        #expect(stored.count == 1)
+        #expect(stored.first?.title == "Replacement")
+        #expect(stored.first?.rating == 0)
+    }
+
+    fileprivate func duplicatesWithinOneSaveCollapseToOne() throws {
+                let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let id = UUID()
+        for title in ["First", "Second", "Third"] {
+            let movie = Movie(context: context)
+            movie.id = id
+            movie.title = title
+        }
+        try context.save()
+        #expect(try storedMovies(container).map(\.title) == ["Third"])
+    }
+
+    /// Context A loaded the movie; context B then changed its title and saved; A changes the rating
+    /// (and, when `alsoTitle`, the title) and saves with `policy`.
+    fileprivate func concurrentEdit(_ policy: MergePolicy, alsoTitle: Bool) throws -> (title: String, rating: Double) {
+                let (container, _, savedID) = try containerWithMovie()
+        let a = container.newBackgroundContext()
+        a.mergePolicy = policy
+        let mine = try #require(try a.existingObject(with: savedID) as? Movie)
+        let b = container.newBackgroundContext()
+        let theirs = try #require(try b.existingObject(with: savedID) as? Movie)
+        theirs.title = "Title from B"
+        try b.save()
+        mine.rating = 9
+        if alsoTitle { mine.title = "Title from A" }
+        try a.save()
+        return try #require(try storedMovies(container).first)
+    }
+
+    fileprivate func objectTrumpKeepsBothSidesChangesAndPrefersMine() throws {
+        #expect(try concurrentEdit(.mergeByPropertyObjectTrump, alsoTitle: false) == ("Title from B", 9))
+        #expect(try concurrentEdit(.mergeByPropertyObjectTrump, alsoTitle: true) == ("Title from A", 9))
+    }
+
+    fileprivate func storeTrumpKeepsBothSidesChangesAndPrefersTheStore() throws {
+        #expect(try concurrentEdit(.mergeByPropertyStoreTrump, alsoTitle: true) == ("Title from B", 9))
+    }
+
+    fileprivate func overwriteWritesMyWholeObject() throws {
+        #expect(try concurrentEdit(.overwrite, alsoTitle: false) == ("Heat", 9))
+    }
+
+    fileprivate func rollbackDropsMyChanges() throws {
+        #expect(try concurrentEdit(.rollback, alsoTitle: true) == ("Title from B", 7))
+    }
+
+    fileprivate func theErrorPolicyRefusesAStaleSave() throws {
+        #expect(throws: StrataError.self) { try concurrentEdit(.error, alsoTitle: false) }
+    }
+
+    fileprivate func aChildSavePushesIntoTheParentNotTheStore() throws {
+                let container = try makeContainer()
+        let parent = container.newBackgroundContext()
+        let movie = Movie(context: parent)
+        movie.title = "Heat"
+        try parent.save()
+
+        let child = ObjectContext(parent: parent)
+        let draft = try #require(try child.existingObject(with: movie.objectID) as? Movie)
+        #expect(draft !== movie)
+        draft.title = "Heat (1995)"
+        let review = Review(context: child)
+        review.stars = 5
+        review.movie = draft
+        try child.save()
+        #expect(!child.hasChanges)
+
+        #expect(parent.hasChanges)
+        #expect(movie.title == "Heat (1995)")
+        #expect(movie.reviews.map(\.stars) == [5])
+        #expect(try container.newBackgroundContext().fetch(Movie.self).map(\.title) == ["Heat"])
+
+        try parent.save()
+        let reader = container.newBackgroundContext()
+        let stored = try #require(try reader.fetch(Movie.self).first)
+        #expect(stored.title == "Heat (1995)")
+        #expect(stored.reviews.map(\.stars) == [5])
+    }
+
+    fileprivate func aChildSeesItsParentsUnsavedChanges() throws {
+                let container = try makeContainer()
+        let parent = container.newBackgroundContext()
+        let saved = Movie(context: parent)
+        saved.title = "Saved"
+        try parent.save()
+        saved.title = "Saved, then edited"
+        let unsaved = Movie(context: parent)
+        unsaved.title = "Unsaved"
+
+        let child = ObjectContext(parent: parent)
+        let titles = try child.fetch(Movie.self).map(\.title)
+        #expect(titles == ["Saved, then edited", "Unsaved"])
+        #expect(try child.count(for: Movie.self) == 2)
+        let copy = try #require(try child.existingObject(with: unsaved.objectID) as? Movie)
+        #expect(copy.title == "Unsaved")
+    }
+
+    fileprivate func discardingAChildLeavesTheParentUntouched() throws {
+                let container = try makeContainer()
+        let parent = container.newBackgroundContext()
+        let movie = Movie(context: parent)
+        movie.title = "Heat"
+        try parent.save()
+        do {
+            let child = ObjectContext(parent: parent)
+            let draft = try #require(try child.existingObject(with: movie.objectID) as? Movie)
+            draft.title = "Scratch"
+            _ = Movie(context: child)
+        }
+        #expect(!parent.hasChanges)
+        #expect(movie.title == "Heat")
+    }
+
+    fileprivate func deletionsInAChildReachTheParentWithTheirRules() throws {
+                let container = try makeContainer()
+        let parent = container.newBackgroundContext()
+        let movie = Movie(context: parent)
+        movie.title = "Heat"
+        let review = Review(context: parent)
+        review.movie = movie
+        try parent.save()
+        let child = ObjectContext(parent: parent)
+        child.delete(try child.existingObject(with: movie.objectID))
+        try child.save()
+        #expect(movie.isDeleted)
+        #expect(review.isDeleted)
+        try parent.save()
+        #expect(try container.newBackgroundContext().count(for: Review.self) == 0)
+    }
+
+    fileprivate func aChildValidatesBeforePushing() throws {
+                let container = try makeContainer()
+        let parent = container.newBackgroundContext()
+        let child = ObjectContext(parent: parent)
+        let movie = Movie(context: child)
+        movie.title = ""
+        #expect(throws: StrataError.self) { try child.save() }
+        #expect(!parent.hasChanges)
+    }
+
+}

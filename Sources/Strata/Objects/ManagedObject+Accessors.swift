@@ -77,8 +77,16 @@ extension ManagedObject {
     /// is gone) the object keeps its default values and ``faultingError`` says why.
     @usableFromInline
     final func _fireFault() {
+        guard let context else {
+            faultingError = StrataError(
+                .objectNotFound,
+                "\(entity.name) \(objectID) cannot load its values: its context is gone. Keep the context alive while using its objects.",
+                entityName: entity.name, objectID: objectID)
+            _isFault = false
+            return
+        }
         _isFault = false
-        context?.fulfillFault(of: self)
+        context.fulfillFault(of: self)
     }
 
     /// A relationship's value, loading the contents of a to-many relationship that was not
@@ -87,7 +95,14 @@ extension ManagedObject {
         if _isFault { _fireFault() }
         let value = _relationships[index]
         guard value.isFault else { return value }
-        let objects = context?.loadRelationship(at: index, of: self) ?? []
+        guard let context else {
+            faultingError = StrataError(
+                .objectNotFound,
+                "\(entity.name).\(entity.relationships[index].name) cannot be loaded: the object's context is gone.",
+                entityName: entity.name, propertyName: entity.relationships[index].name, objectID: objectID)
+            return .toMany([])
+        }
+        let objects = context.loadRelationship(at: index, of: self)
         _relationships[index] = .toMany(objects)
         if _committedRelationships?[index].isFault == true {
             _committedRelationships?[index] = .toMany(objects)

@@ -15,7 +15,9 @@ extension ManagedObject {
         let oldIDs = Set(oldObjects.map(ObjectIdentifier.init))
         let newIDs = Set(newObjects.map(ObjectIdentifier.init))
         if let context {
-            for object in newObjects where object.context == nil { context.insert(object) }
+            // New objects that are in no context join this one; saved objects that lost their
+            // context are not inserted again (a save reports them as belonging elsewhere).
+            for object in newObjects where object.context == nil && object.isNew { context.insert(object) }
         }
         guard let inverseName = relationship.inverseName else { return }
         // The inverse will make an object of a context point at this one: join that context,

@@ -42,6 +42,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var _version: Int64 = 0
     /// Whether the object's deletion was saved: it no longer exists in any store.
     final var _wasDeletedAndSaved = false
+
+    /// Whether the object was created in memory and never saved.
+    final var isNew: Bool { objectID.isTemporaryID && _committedValues == nil && !_wasDeletedAndSaved }
     /// Why the last attempt to load the object's values failed, if it did.
     public internal(set) final var faultingError: StrataError?
 

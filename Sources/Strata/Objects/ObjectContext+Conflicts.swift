@@ -20,7 +20,10 @@ extension ObjectContext {
         var inMemoryOrder: [String] = []
         for object in inserted + updated {
             for constraint in object.entity.uniquenessConstraints {
-                guard let values = constraintValues(of: object, constraint), let scope = declaringEntity(of: constraint, in: object.entity)
+                // A constraint with a missing value never conflicts (SQL unique indexes treat
+                // NULLs as distinct).
+                guard let values = constraintValues(of: object, constraint), !values.values.contains(where: \.isNull),
+                    let scope = declaringEntity(of: constraint, in: object.entity)
                 else { continue }
                 if object._isInserted == false, let committed = object._committedValues,
                     constraint.allSatisfy({ name in

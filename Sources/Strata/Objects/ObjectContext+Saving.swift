@@ -159,6 +159,7 @@ extension ObjectContext {
         insertionOrder.removeAll()
         deleted.removeAll()
         changed.removeAll()
+        for child in children { child.context?.adoptPermanentIDs(results.permanentIDs, versions: results.versions) }
     }
 
     /// Relationships that point at objects this save cannot write: objects of another context
@@ -173,11 +174,11 @@ extension ObjectContext {
                             .objectDeleted,
                             "\(object.entity.name).\(relationship.name) points at \(target.objectID), which was deleted.",
                             entityName: object.entity.name, propertyName: relationship.name, objectID: object.objectID))
-                } else if let other = target.context, other !== self {
+                } else if target.context !== self {
                     failures.append(
                         StrataError(
                             .wrongContext,
-                            "\(object.entity.name).\(relationship.name) points at \(target.objectID), an object of another context. Relate objects of one context; look the object up here with existingObject(with:).",
+                            "\(object.entity.name).\(relationship.name) points at \(target.objectID), an object of another context (or of none). Relate objects of one context; look the object up here with existingObject(with:).",
                             entityName: object.entity.name, propertyName: relationship.name, objectID: object.objectID))
                 }
             }
@@ -190,8 +191,22 @@ extension ObjectContext {
         to parent: ObjectContext, inserted insertedObjects: [ManagedObject], updated updatedObjects: [ManagedObject],
         deleted deletedObjects: [ManagedObject]
     ) throws {
-        // New objects first, so that relationships can point at them.
+        // Find every object the push touches before changing the parent, so that a failure
+        // leaves the parent as it was.
         var counterparts: [ObjectIdentifier: ManagedObject] = [:]
+        for object in updatedObjects {
+            counterparts[ObjectIdentifier(object)] = try parent.existingObject(with: object.objectID)
+        }
+        let deletedCounterparts = try deletedObjects.map { try parent.object(with: $0.objectID) }
+        let pushed = Set((insertedObjects + updatedObjects).map(ObjectIdentifier.init))
+        for object in insertedObjects + updatedObjects {
+            for value in object._relationships {
+                for target in value.objects where !pushed.contains(ObjectIdentifier(target)) {
+                    _ = try parent.object(with: target.objectID)
+                }
+            }
+        }
+        // New objects first, so that relationships can point at them.
         for object in insertedObjects {
             let type = (object.entity.objectType as? ManagedObject.Type) ?? ManagedObject.self
             let copy = type.init(_storedEntity: object.entity)
@@ -202,8 +217,7 @@ extension ObjectContext {
             counterparts[ObjectIdentifier(object)] = copy
         }
         for object in updatedObjects {
-            let copy = try parent.existingObject(with: object.objectID)
-            counterparts[ObjectIdentifier(object)] = copy
+            guard let copy = counterparts[ObjectIdentifier(object)] else { continue }
             if let committed = object._committedValues {
                 for index in object._values.indices where object._values[index] != committed[index] {
                     copy._setStoredValue(object._values[index], at: index)
@@ -234,9 +248,7 @@ extension ObjectContext {
                 }
             }
         }
-        for object in deletedObjects {
-            parent.delete(try parent.object(with: object.objectID))
-        }
+        for copy in deletedCounterparts { parent.delete(copy) }
         // The parent has the changes: they are this context's committed state now.
         for object in insertedObjects + updatedObjects { object.commitValues() }
         for object in deletedObjects {

@@ -32,6 +32,8 @@ public final class ObjectContext {
     public var mergePolicy: MergePolicy = .error
     /// The context this one reads from and saves to, for a child context.
     public let parent: ObjectContext?
+    /// Child contexts, told about permanent IDs when this context saves.
+    var children: [WeakContext] = []
 
     var registered: [ObjectID: ManagedObject] = [:]
     var inserted: [ObjectIdentifier: ManagedObject] = [:]
@@ -71,6 +73,20 @@ public final class ObjectContext {
         self.schema = parent.schema
         self.container = parent.container
         self.parent = parent
+        parent.children.removeAll { $0.context == nil }
+        parent.children.append(WeakContext(self))
+    }
+
+    /// Gives registered objects the permanent IDs their parent's save assigned, here and in
+    /// every child context below.
+    func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID], versions: [ObjectID: Int64]) {
+        for (temporary, permanent) in permanentIDs {
+            guard let object = registered.removeValue(forKey: temporary) else { continue }
+            object.objectID = permanent
+            object._version = versions[permanent] ?? object._version
+            registered[permanent] = object
+        }
+        for child in children { child.context?.adoptPermanentIDs(permanentIDs, versions: versions) }
     }
 
     /// Inserts a new object, and the new objects it is related to, into the context.
@@ -81,6 +97,9 @@ public final class ObjectContext {
     public func insert(_ object: ManagedObject) {
         if object.context === self { return }
         precondition(object.context == nil, "\(object.objectID) already belongs to another context.")
+        precondition(
+            object.objectID.isTemporaryID && object._committedValues == nil && !object._wasDeletedAndSaved,
+            "\(object.objectID) was saved already; look it up with existingObject(with:) instead of inserting it again.")
         guard let entity = schema.entity(named: object.entity.name) else {
             preconditionFailure("The context's schema has no entity \(object.entity.name).")
         }
@@ -97,7 +116,7 @@ public final class ObjectContext {
         insertionOrder.append(ObjectIdentifier(object))
         object.awakeFromInsert()
         for relationship in object._relationships {
-            for related in relationship.objects where related.context == nil { insert(related) }
+            for related in relationship.objects where related.context == nil && related.isNew { insert(related) }
         }
     }
 
@@ -120,6 +139,7 @@ public final class ObjectContext {
     /// - Parameter object: An object of this context.
     public func delete(_ object: ManagedObject) {
         guard object.context === self, !object._isDeleted else { return }
+        if object._isFault { object._fireFault() }  // its version is needed to delete the row
         let key = ObjectIdentifier(object)
         let wasInserted = inserted.removeValue(forKey: key) != nil
         if wasInserted {
@@ -241,3 +261,9 @@ public final class ObjectContext {
 
 @available(*, unavailable, message: "A context is used in one isolation domain; pass object IDs across.")
 extension ObjectContext: Sendable {}
+
+/// A weak reference to a child context.
+struct WeakContext {
+    weak var context: ObjectContext?
+    init(_ context: ObjectContext) { self.context = context }
+}

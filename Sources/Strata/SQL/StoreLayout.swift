@@ -47,20 +47,27 @@ struct StoreLayout: Sendable {
 
     var entities: [String: EntityLayout] = [:]
     var tables: [Table] = []
+    /// For each entity table, the join-table columns that hold its keys, so that deleting a row
+    /// also deletes the join rows that mention it.
+    var joinColumnsByTable: [String: [(table: String, column: String)]] = [:]
     var indexes: [(name: String, sql: String)] = []
 
     init(schema: Schema) {
         var columnsByTable: [String: [(String, String)]] = [:]
         var tableOrder: [String] = []
         func addColumn(_ table: String, _ name: String, _ type: String) {
-            if !(columnsByTable[table]?.contains { $0.0 == name } ?? false) {
+            if let index = columnsByTable[table]?.firstIndex(where: { $0.0 == name }) {
+                // Sibling subentities may use one name for values of different types; such a
+                // column gets no type affinity, so that SQLite stores each value as given.
+                if columnsByTable[table]?[index].1 != type { columnsByTable[table]?[index].1 = "" }
+            } else {
                 columnsByTable[table, default: []].append((name, type))
             }
         }
         for entity in schema.entities where entity.superentity == nil {
             tableOrder.append(entity.name)
             columnsByTable[entity.name] = [
-                (Self.primaryKeyColumn, "INTEGER PRIMARY KEY"), (Self.entityColumn, "TEXT NOT NULL"),
+                (Self.primaryKeyColumn, "INTEGER PRIMARY KEY AUTOINCREMENT"), (Self.entityColumn, "TEXT NOT NULL"),
                 (Self.versionColumn, "INTEGER NOT NULL DEFAULT 1"),
             ]
         }
@@ -79,6 +86,12 @@ struct StoreLayout: Sendable {
                 addColumn(table, attribute.name, Self.columnType(attribute.type))
             }
             for relationship in entity.relationships {
+                if relationship.isTransient {
+                    layout.toOneColumns.append(nil)
+                    layout.toOneEntityColumns.append(nil)
+                    layout.toMany.append(nil)
+                    continue
+                }
                 let destination = schema.entity(named: relationship.destinationEntityName)
                 let inverse = relationship.inverseName.flatMap { destination?.relationship(named: $0) }
                 if !relationship.isToMany {
@@ -108,7 +121,9 @@ struct StoreLayout: Sendable {
                 let here = "\(entity.name).\(relationship.name)"
                 let there = inverse.map { "\(relationship.destinationEntityName).\($0.name)" }
                 let owner = there.map { min(here, $0) } ?? here
-                let joinTable = "_" + owner.replacingOccurrences(of: ".", with: "_")
+                // The entity name's length keeps ("A", "b_c") and ("A_b", "c") apart.
+                let ownerEntity = String(owner.prefix(while: { $0 != "." }))
+                let joinTable = "_" + owner.replacingOccurrences(of: ".", with: "_") + "_\(ownerEntity.count)"
                 let isOwner = owner == here
                 let positionHere = relationship.isOrdered ? (isOwner ? "_position" : "_inverse_position") : nil
                 layout.toMany.append(
@@ -116,6 +131,11 @@ struct StoreLayout: Sendable {
                         table: joinTable, sourceColumn: isOwner ? "_source" : "_target",
                         targetColumn: isOwner ? "_target" : "_source", positionColumn: positionHere))
                 if !joinTables.contains(where: { $0.name == joinTable }) {
+                    let ownerRoot = schema.entity(named: ownerEntity)?.rootEntity.name ?? table
+                    let ownerRelationship = schema.entity(named: ownerEntity)?.relationship(named: String(owner.drop(while: { $0 != "." }).dropFirst()))
+                    let targetRoot = ownerRelationship.flatMap { schema.entity(named: $0.destinationEntityName)?.rootEntity.name } ?? table
+                    joinColumnsByTable[ownerRoot, default: []].append((joinTable, "_source"))
+                    joinColumnsByTable[targetRoot, default: []].append((joinTable, "_target"))
                     joinTables.append(
                         Table(
                             name: joinTable,

@@ -69,6 +69,19 @@ extension SQLiteStore {
             sql += " AND \(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")"
             arguments += StatementArguments(keys)
         }
+        for (name, value) in (request.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
+                throw StrataError(
+                    .unknownKey, "\(entity.name) has no attribute or to-one relationship named '\(name)' to match on.",
+                    entityName: entity.name, propertyName: name)
+            }
+            if value.isNull {
+                sql += " AND \(quoted(name)) IS NULL"
+            } else {
+                sql += " AND \(quoted(name)) = ?"
+                arguments += [SQLiteValueCoding.databaseValue(value)]
+            }
+        }
         return try read(sql: sql) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
     }
 

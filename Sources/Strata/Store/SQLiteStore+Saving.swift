@@ -57,8 +57,55 @@ private struct ChangeWriter {
     }
 
     mutating func apply(_ changes: StoreChangeSet) throws {
-        // 1. Rows of new objects, without their to-one references (which may point at other
-        //    new objects that have no key yet).
+        // Deletions first and new rows last, so that a save may remove or change a unique value
+        // and give it to a new object.
+        // 1. Deleted objects, checking their versions, and the join rows that mention them.
+        for (objectID, expectedVersion) in changes.deletes {
+            let (entity, layout) = try store.resolve(objectID.entityName)
+            guard let primaryKey = objectID.primaryKey else { continue }
+            try execute(
+                "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?",
+                [primaryKey, expectedVersion])
+            guard db.changesCount == 1 else {
+                throw lockingFailure(objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
+            }
+            for (table, column) in store.layout.joinColumnsByTable[layout.table] ?? [] {
+                try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(column)) = ?", [primaryKey])
+            }
+        }
+        // 2. Changed objects, checking that nobody changed them since they were read. To-one
+        //    references to new objects are written once those have keys (step 4).
+        var deferredToOne: [(objectID: ObjectID, number: Int, target: ObjectID)] = []
+        for update in changes.updates {
+            let (entity, layout) = try store.resolve(update.objectID.entityName)
+            guard let primaryKey = update.objectID.primaryKey else { continue }
+            var assignments: [(String, DatabaseValue)] = []
+            for (number, value) in update.attributes.sorted(by: { $0.key < $1.key }) {
+                guard number < layout.attributeColumns.count, let column = layout.attributeColumns[number] else { continue }
+                assignments.append((column, SQLiteValueCoding.databaseValue(value)))
+            }
+            for (number, target) in update.toOne.sorted(by: { $0.key < $1.key }) {
+                guard number < layout.toOneColumns.count, let column = layout.toOneColumns[number] else { continue }
+                if let target, target.isTemporaryID {
+                    deferredToOne.append((update.objectID, number, target))
+                    continue
+                }
+                assignments.append((column, target?.primaryKey?.databaseValue ?? .null))
+                if let entityColumn = layout.toOneEntityColumns[number] {
+                    assignments.append((entityColumn, target?.entityName.databaseValue ?? .null))
+                }
+            }
+            let sql = "UPDATE \(quoted(layout.table)) SET "
+                + (assignments.map { "\(quoted($0.0)) = ?" } + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
+                .joined(separator: ", ")
+                + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
+            try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue, update.expectedVersion.databaseValue]))
+            guard db.changesCount == 1 else {
+                throw lockingFailure(update.objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
+            }
+            result.versions[update.objectID] = update.expectedVersion + 1
+        }
+        // 3. Rows of new objects, without their to-one references.
         for insert in changes.inserts {
             let (entity, layout) = try store.resolve(insert.objectID.entityName)
             var columns = [StoreLayout.entityColumn, StoreLayout.versionColumn]
@@ -75,96 +122,70 @@ private struct ChangeWriter {
             result.permanentIDs[insert.objectID] = objectID
             result.versions[objectID] = 1
         }
-        // 2. To-one references of new objects.
+        // 4. To-one references of new objects, and references to new objects from changed ones.
         for insert in changes.inserts {
-            let (_, layout) = try store.resolve(insert.objectID.entityName)
-            let objectID = try permanent(insert.objectID)
-            var assignments: [(String, DatabaseValue)] = []
-            for (number, column) in layout.toOneColumns.enumerated() {
-                guard let column, number < insert.toOne.count, let target = insert.toOne[number] else { continue }
-                let targetID = try permanent(target)
-                assignments.append((column, (targetID.primaryKey ?? 0).databaseValue))
-                if let entityColumn = layout.toOneEntityColumns[number] {
-                    assignments.append((entityColumn, targetID.entityName.databaseValue))
-                }
+            for (number, target) in insert.toOne.enumerated() {
+                guard let target else { continue }
+                deferredToOne.append((insert.objectID, number, target))
             }
-            guard !assignments.isEmpty, let primaryKey = objectID.primaryKey else { continue }
+        }
+        for (owner, number, target) in deferredToOne {
+            let (_, layout) = try store.resolve(owner.entityName)
+            guard number < layout.toOneColumns.count, let column = layout.toOneColumns[number],
+                let primaryKey = try permanent(owner).primaryKey
+            else { continue }
+            let targetID = try permanent(target)
+            var assignments: [(String, DatabaseValue)] = [(column, (targetID.primaryKey ?? 0).databaseValue)]
+            if let entityColumn = layout.toOneEntityColumns[number] {
+                assignments.append((entityColumn, targetID.entityName.databaseValue))
+            }
             let sql = "UPDATE \(quoted(layout.table)) SET " + assignments.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
                 + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
             try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue]))
         }
-        // 3. Changed objects, checking that nobody changed them since they were read.
-        for update in changes.updates {
-            let (entity, layout) = try store.resolve(update.objectID.entityName)
-            guard let primaryKey = update.objectID.primaryKey else { continue }
-            var assignments: [(String, DatabaseValue)] = []
-            for (number, value) in update.attributes.sorted(by: { $0.key < $1.key }) {
-                guard number < layout.attributeColumns.count, let column = layout.attributeColumns[number] else { continue }
-                assignments.append((column, SQLiteValueCoding.databaseValue(value)))
-            }
-            for (number, target) in update.toOne.sorted(by: { $0.key < $1.key }) {
-                guard number < layout.toOneColumns.count, let column = layout.toOneColumns[number] else { continue }
-                let targetID = try target.map(permanent)
-                assignments.append((column, targetID?.primaryKey?.databaseValue ?? .null))
-                if let entityColumn = layout.toOneEntityColumns[number] {
-                    assignments.append((entityColumn, targetID?.entityName.databaseValue ?? .null))
-                }
-            }
-            let sql = "UPDATE \(quoted(layout.table)) SET "
-                + (assignments.map { "\(quoted($0.0)) = ?" } + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
-                .joined(separator: ", ")
-                + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
-            try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue, update.expectedVersion.databaseValue]))
-            guard db.changesCount == 1 else {
-                throw lockingFailure(update.objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
-            }
-            result.versions[update.objectID] = update.expectedVersion + 1
-        }
-        // 4. To-many relationships the store keeps itself.
+        // 5. To-many relationships the store keeps itself. Both sides of a many-to-many
+        //    relationship describe the same join rows: the owning side's contents are written
+        //    first, then the other side's positions, when it is ordered.
+        var inverseSidePositions: [(table: String, column: String, source: Int64, targets: [Int64])] = []
         for change in changes.toManyUpdates {
             let (_, layout) = try store.resolve(change.objectID.entityName)
             let objectID = try permanent(change.objectID)
             guard let primaryKey = objectID.primaryKey, change.relationshipNumber < layout.toMany.count else { continue }
-            let targets = try change.targets.map(permanent)
+            let targets = try change.targets.map { try permanent($0).primaryKey ?? 0 }
             switch layout.toMany[change.relationshipNumber] {
             case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
-                // Both sides of a many-to-many relationship describe the same rows; the side that
-                // owns the table is written, the other follows from it.
-                // Both sides of a many-to-many relationship describe the same rows. Contexts keep
-                // the sides in step, so a change on the inverse side always comes with a change
-                // on the owning side, which is the one written.
-                if sourceColumn != "_source" { continue }
+                guard sourceColumn == "_source" else {
+                    if let positionColumn { inverseSidePositions.append((table, positionColumn, primaryKey, targets)) }
+                    continue
+                }
+                // Keep the other side's positions of the rows that stay.
+                var kept: [Int64: DatabaseValue] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT \(quoted(targetColumn)), \"_inverse_position\" FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?",
+                    arguments: [primaryKey])
+                {
+                    kept[row[0]] = row[1]
+                }
                 try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?", [primaryKey])
-                let insert = "INSERT INTO \(quoted(table)) (\(quoted(sourceColumn)), \(quoted(targetColumn))"
-                    + (positionColumn.map { ", \(quoted($0))" } ?? "") + ") VALUES (?, ?" + (positionColumn == nil ? "" : ", ?") + ")"
+                let insert = "INSERT INTO \(quoted(table)) (\(quoted(sourceColumn)), \(quoted(targetColumn)), \"_position\", \"_inverse_position\") VALUES (?, ?, ?, ?)"
                 for (position, target) in targets.enumerated() {
-                    var arguments: StatementArguments = [primaryKey, target.primaryKey ?? 0]
-                    if positionColumn != nil { arguments += [Int64(position)] }
-                    try execute(insert, arguments)
+                    let ownPosition: DatabaseValue = positionColumn == nil ? .null : Int64(position).databaseValue
+                    try execute(insert, [primaryKey, target, ownPosition, kept[target] ?? .null])
                 }
             case .inverseColumn(let table, _, let orderColumn):
                 guard let orderColumn else { continue }
                 let sql = "UPDATE \(quoted(table)) SET \(quoted(orderColumn)) = ? WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
                 for (position, target) in targets.enumerated() {
-                    try execute(sql, [Int64(position), target.primaryKey ?? 0])
+                    try execute(sql, [Int64(position), target])
                 }
             case nil:
                 continue
             }
         }
-        // 5. Deleted objects, and the join rows that mention them.
-        for (objectID, expectedVersion) in changes.deletes {
-            let (entity, layout) = try store.resolve(objectID.entityName)
-            guard let primaryKey = objectID.primaryKey else { continue }
-            try execute(
-                "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?",
-                [primaryKey, expectedVersion])
-            guard db.changesCount == 1 else {
-                throw lockingFailure(objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
-            }
-            for storage in layout.toMany {
-                guard case .joinTable(let table, let sourceColumn, _, _) = storage else { continue }
-                try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?", [primaryKey])
+        for (table, column, source, targets) in inverseSidePositions {
+            let sql = "UPDATE \(quoted(table)) SET \(quoted(column)) = ? WHERE \"_target\" = ? AND \"_source\" = ?"
+            for (position, target) in targets.enumerated() {
+                try execute(sql, [Int64(position), source, target])
             }
         }
     }

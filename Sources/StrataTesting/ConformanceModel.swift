@@ -56,6 +56,7 @@ public enum ConformanceModel {
 
     @Entity final class Person: ManagedObject {
         var name: String = ""
+        @Attribute(.unique) var email: String?
         var directed: Set<Movie> = []
         var actedIn: Set<Movie> = []
     }

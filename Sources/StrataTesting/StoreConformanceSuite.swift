@@ -60,6 +60,14 @@ public struct StoreConformanceSuite: Sendable {
         case storeTrumpKeepsTheSavedObjectOnDuplicateInsert
         case rollbackKeepsTheSavedObjectOnDuplicateInsert
 
+        case keysOfDeletedObjectsAreNeverReused
+        case aSaveCanFreeAUniqueValueAndReuseIt
+        case deletingAnUnloadedFaultWorks
+        case missingUniqueValuesNeverConflict
+        case aFailedChildSaveLeavesTheParentUntouched
+        case childObjectsGetPermanentIDsWhenTheParentSaves
+        case detachedObjectsAreNotSavedTwice
+
         /// The check's name, as test reports show it.
         public var testDescription: String { rawValue }
     }
@@ -110,6 +118,14 @@ public struct StoreConformanceSuite: Sendable {
         case .aChildValidatesBeforePushing: try aChildValidatesBeforePushing()
         case .storeTrumpKeepsTheSavedObjectOnDuplicateInsert: try storeWinningPoliciesKeepTheSavedObject(policy: .mergeByPropertyStoreTrump)
         case .rollbackKeepsTheSavedObjectOnDuplicateInsert: try storeWinningPoliciesKeepTheSavedObject(policy: .rollback)
+
+        case .keysOfDeletedObjectsAreNeverReused: try keysOfDeletedObjectsAreNeverReused()
+        case .aSaveCanFreeAUniqueValueAndReuseIt: try aSaveCanFreeAUniqueValueAndReuseIt()
+        case .deletingAnUnloadedFaultWorks: try deletingAnUnloadedFaultWorks()
+        case .missingUniqueValuesNeverConflict: try missingUniqueValuesNeverConflict()
+        case .aFailedChildSaveLeavesTheParentUntouched: try aFailedChildSaveLeavesTheParentUntouched()
+        case .childObjectsGetPermanentIDsWhenTheParentSaves: try childObjectsGetPermanentIDsWhenTheParentSaves()
+        case .detachedObjectsAreNotSavedTwice: try detachedObjectsAreNotSavedTwice()
         }
     }
 }
@@ -594,4 +610,120 @@ extension StoreConformanceSuite {
         #expect(!parent.hasChanges)
     }
 
+
+    fileprivate func keysOfDeletedObjectsAreNeverReused() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let first = Movie(context: context)
+        first.title = "First"
+        let last = Movie(context: context)
+        last.title = "Last"
+        try context.save()
+        let oldID = last.objectID
+        context.delete(last)
+        try context.save()
+        let next = Movie(context: context)
+        next.title = "Next"
+        try context.save()
+        #expect(next.objectID != oldID)
+        let reader = container.newBackgroundContext()
+        #expect(throws: StrataError.self) { try reader.existingObject(with: oldID) }
+    }
+
+    fileprivate func aSaveCanFreeAUniqueValueAndReuseIt() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let old = Movie(context: context)
+        old.title = "Old"
+        try context.save()
+        let id = old.id
+        context.delete(old)
+        let replacement = Movie(context: context)
+        replacement.title = "Replacement"
+        replacement.id = id
+        try context.save()
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetch(Movie.self).map(\.title) == ["Replacement"])
+    }
+
+    fileprivate func deletingAnUnloadedFaultWorks() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let person = Person(context: context)
+        person.name = "Someone"
+        try context.save()
+        let other = container.newBackgroundContext()
+        let fault = try other.object(with: person.objectID)
+        other.delete(fault)
+        try other.save()
+        #expect(try container.newBackgroundContext().count(for: Person.self) == 0)
+    }
+
+    fileprivate func missingUniqueValuesNeverConflict() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let alice = Person(context: context)
+        alice.name = "Alice"
+        try context.save()
+        for name in ["Bob", "Carol"] {
+            let person = Person(context: context)
+            person.name = name
+        }
+        try context.save()
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetch(Person.self).map(\.name).sorted() == ["Alice", "Bob", "Carol"])
+    }
+
+    fileprivate func aFailedChildSaveLeavesTheParentUntouched() throws {
+        let container = try makeContainer()
+        let parent = container.newBackgroundContext()
+        let movie = Movie(context: parent)
+        movie.title = "Heat"
+        try parent.save()
+        let child = ObjectContext(parent: parent)
+        let draft = try #require(try child.existingObject(with: movie.objectID) as? Movie)
+        draft.title = "Edited in the child"
+        let review = Review(context: child)
+        review.movie = draft
+        parent.delete(movie)
+        #expect(throws: StrataError.self) { try child.save() }
+        #expect(parent.insertedObjects.isEmpty)
+        #expect(parent.deletedObjects == [movie])
+    }
+
+    fileprivate func childObjectsGetPermanentIDsWhenTheParentSaves() throws {
+        let container = try makeContainer()
+        let parent = container.newBackgroundContext()
+        let child = ObjectContext(parent: parent)
+        let movie = Movie(context: child)
+        movie.title = "Heat"
+        try child.save()
+        try parent.save()
+        #expect(!movie.objectID.isTemporaryID)
+        #expect(try child.fetch(Movie.self).first === movie)
+        movie.title = "Heat (1995)"
+        try child.save()
+        try parent.save()
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetch(Movie.self).map(\.title) == ["Heat (1995)"])
+    }
+
+    fileprivate func detachedObjectsAreNotSavedTwice() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        context.reset()
+        let review = Review(context: context)
+        review.movie = movie
+        do {
+            try context.save()
+            Issue.record("a relationship to a detached object was saved")
+        } catch let error as StrataError {
+            #expect(error.details.map(\.code) == [.wrongContext])
+        }
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 1)
+    }
 }

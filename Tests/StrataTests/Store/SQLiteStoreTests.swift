@@ -174,4 +174,34 @@ import Testing
         let person = try #require(result.permanentIDs[people[2].objectID])
         #expect(try store.relatedObjectIDs(of: person, relationshipNamed: "actedIn") == [movieID])
     }
+
+    @Test func countHonoursMatching() throws {
+        let store = try SQLiteStore(inMemoryWith: try Self.schema())
+        var changes = StoreChangeSet()
+        changes.inserts = [
+            try Self.insert("Movie", ["id": .uuid(UUID()), "title": "Heat"], in: store.schema),
+            try Self.insert("Movie", ["id": .uuid(UUID()), "title": "Ronin"], in: store.schema),
+        ]
+        _ = try store.save(changes)
+        let request = StoreFetchRequest(entityName: "Movie", matching: ["title": "Heat"])
+        #expect(try store.fetch(request).count == 1)
+        #expect(try store.count(request) == 1)
+    }
+
+    @Test func siblingSubentitiesMayStoreDifferentTypesUnderOneName() throws {
+        let schema = try Schema([
+            EntityDescription(name: "Thing", isAbstract: true),
+            EntityDescription(name: "Box", superentity: "Thing", attributes: [.init(name: "code", type: .integer64)]),
+            EntityDescription(name: "Bag", superentity: "Thing", attributes: [.init(name: "code", type: .string)]),
+        ])
+        let store = try SQLiteStore(inMemoryWith: schema)
+        var changes = StoreChangeSet()
+        changes.inserts = [
+            try Self.insert("Box", ["code": 42], in: schema),
+            try Self.insert("Bag", ["code": "0042"], in: schema),
+        ]
+        _ = try store.save(changes)
+        #expect(try store.fetch(StoreFetchRequest(entityName: "Box")).first?.attributes == [.integer(42)])
+        #expect(try store.fetch(StoreFetchRequest(entityName: "Bag")).first?.attributes == [.string("0042")])
+    }
 }

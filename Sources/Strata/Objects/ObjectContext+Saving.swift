@@ -284,6 +284,28 @@ extension ObjectContext {
         (a.objectID.primaryKey ?? 0, a.objectID.entityName) < (b.objectID.primaryKey ?? 0, b.objectID.entityName)
     }
 
+    /// Gives new objects their permanent IDs now, before they are saved.
+    ///
+    /// Use it to hand an ID to another context or to archive it before saving. The objects stay
+    /// inserted; saving them later keeps these IDs.
+    ///
+    /// - Parameter objects: Objects of this context; saved ones are left alone.
+    /// - Throws: ``StrataError`` when the store cannot reserve keys.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        let pending = objects.filter { $0.context === self && $0._isInserted && $0.objectID.isTemporaryID }
+        for (entityName, group) in Dictionary(grouping: pending, by: { $0.entity.name }).sorted(by: { $0.key < $1.key }) {
+            guard let entity = schema.entity(named: entityName) else { continue }
+            let store = try self.store(forEntity: entity)
+            let keys = try store.reservePrimaryKeys(forEntityNamed: entityName, count: group.count)
+            for (object, key) in zip(group, keys) {
+                let permanent = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key)
+                registered[object.objectID] = nil
+                object.objectID = permanent
+                registered[permanent] = object
+            }
+        }
+    }
+
     /// Discards every unsaved change: inserted objects leave the context, changed and deleted
     /// ones get their saved values back.
     public func rollback() {

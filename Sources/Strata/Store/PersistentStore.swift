@@ -36,6 +36,12 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///   store is unchanged after any error.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
 
+    /// Reserves primary keys for new objects of an entity, so that they get permanent IDs
+    /// before they are saved; a later insert with such an ID uses the reserved key.
+    ///
+    /// - Returns: `count` keys that no other object will ever get.
+    func reservePrimaryKeys(forEntityNamed entityName: String, count: Int) throws -> [Int64]
+
     /// Closes the store; later calls throw ``StrataError/Code/storeClosed``.
     func close() throws
 }

@@ -2,6 +2,30 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
+    public func reservePrimaryKeys(forEntityNamed entityName: String, count: Int) throws -> [Int64] {
+        let (_, layout) = try resolve(entityName)
+        guard count > 0 else { return [] }
+        do {
+            return try writer.write { db in
+                // AUTOINCREMENT keeps the highest key ever used in sqlite_sequence; moving it on
+                // reserves the keys in between.
+                let recorded = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [layout.table])
+                let highest = try Int64.fetchOne(
+                    db, sql: "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(layout.table))") ?? 0
+                let start = max(recorded ?? 0, highest)
+                let end = start + Int64(count)
+                if recorded == nil {
+                    try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [layout.table, end])
+                } else {
+                    try db.execute(sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = ?", arguments: [end, layout.table])
+                }
+                return Array((start + 1)...end)
+            }
+        } catch {
+            throw storeError(error, sql: nil)
+        }
+    }
+
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         guard !changes.isEmpty else { return StoreSaveResult() }
         var currentSQL: String?
@@ -105,11 +129,16 @@ private struct ChangeWriter {
             }
             result.versions[update.objectID] = update.expectedVersion + 1
         }
-        // 3. Rows of new objects, without their to-one references.
+        // 3. Rows of new objects, without their to-one references. Objects whose permanent IDs
+        //    were obtained early use their reserved keys.
         for insert in changes.inserts {
             let (entity, layout) = try store.resolve(insert.objectID.entityName)
             var columns = [StoreLayout.entityColumn, StoreLayout.versionColumn]
             var arguments: StatementArguments = [entity.name, 1]
+            if let reserved = insert.objectID.primaryKey {
+                columns.append(StoreLayout.primaryKeyColumn)
+                arguments += [reserved]
+            }
             for (number, column) in layout.attributeColumns.enumerated() {
                 guard let column else { continue }
                 columns.append(column)

@@ -66,4 +66,61 @@ import Testing
         #expect(container.viewContext.name == "viewContext")
     }
 
+
+    @Test func permanentIDsCanBeObtainedBeforeSaving() throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.sqliteFile.makeContainer([Movie.self], in: directory)
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        let review = Review(context: context)
+        review.movie = movie
+        try context.obtainPermanentIDs(for: [movie, review])
+        let id = movie.objectID
+        #expect(!id.isTemporaryID)
+        #expect(movie.isInserted)
+        #expect(context.registeredObject(for: id) === movie)
+        let other = container.newBackgroundContext()
+        let extra = Movie(context: other)
+        extra.title = "Saved in between"
+        try other.save()
+        #expect(extra.objectID != id)
+        try context.save()
+        #expect(movie.objectID == id)
+        let reader = container.newBackgroundContext()
+        let loaded = try #require(try reader.existingObject(with: id) as? Movie)
+        #expect(loaded.title == "Heat")
+        #expect(loaded.reviews.count == 1)
+    }
+
+    @Test func configurationsRouteEntitiesToTheirStores() throws {
+        let schema = try Schema(
+            [
+                EntityDescription(name: "Note", attributes: [.init(name: "text", type: .string, defaultValue: "")]),
+                EntityDescription(name: "Tag", attributes: [.init(name: "label", type: .string, defaultValue: "")]),
+            ],
+            configurations: ["Notes": ["Note"], "Tags": ["Tag"]])
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(
+            name: "Routed", schema: schema,
+            storeDescriptions: [
+                .sqlite(directory.file("Notes.sqlite"), configuration: "Notes"),
+                .sqlite(directory.file("Tags.sqlite"), configuration: "Tags"),
+            ])
+        let context = container.newBackgroundContext()
+        let note = ManagedObject(entity: try #require(schema.entity(named: "Note")))
+        try note.setValue("Remember", forKey: "text")
+        context.insert(note)
+        let tag = ManagedObject(entity: try #require(schema.entity(named: "Tag")))
+        try tag.setValue("todo", forKey: "label")
+        context.insert(tag)
+        try context.save()
+        #expect(note.objectID.storeIdentifier == container.stores[0].identifier)
+        #expect(tag.objectID.storeIdentifier == container.stores[1].identifier)
+        #expect(try container.stores[0].count(StoreFetchRequest(entityName: "Note")) == 1)
+        #expect(try container.stores[1].count(StoreFetchRequest(entityName: "Tag")) == 1)
+        #expect(container.stores[0].schema.entity(named: "Tag") == nil)
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetch(entityName: "Tag").map { try $0.value(forKey: "label") as? String } == ["todo"])
+    }
 }

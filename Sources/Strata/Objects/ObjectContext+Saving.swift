@@ -15,6 +15,12 @@ extension ObjectContext {
     ///   ``StrataError/Code/noStore`` or ``StrataError/Code/storeClosed``. After an error the
     ///   stores and the context's objects are unchanged.
     public func save() throws {
+        if !pendingErrors.isEmpty {
+            let errors = pendingErrors
+            pendingErrors.removeAll()
+            throw StrataError(
+                .validationFailed, "The save was refused: " + errors.map(\.message).joined(separator: " "), details: errors)
+        }
         guard hasChanges else { return }
         guard parent != nil || container != nil else {
             throw StrataError(.noStore, "This context has no stores to save to; create it with a PersistentContainer.")
@@ -309,6 +315,7 @@ extension ObjectContext {
     /// Discards every unsaved change: inserted objects leave the context, changed and deleted
     /// ones get their saved values back.
     public func rollback() {
+        pendingErrors.removeAll()
         for key in insertionOrder {
             guard let object = inserted[key] else { continue }
             object._isInserted = false

@@ -34,6 +34,9 @@ public final class ObjectContext {
     public let parent: ObjectContext?
     /// Child contexts, told about permanent IDs when this context saves.
     var children: [WeakContext] = []
+    /// Misuse that could not be reported where it happened (``insert(_:)`` does not throw);
+    /// the next save throws it.
+    var pendingErrors: [StrataError] = []
 
     var registered: [ObjectID: ManagedObject] = [:]
     var inserted: [ObjectIdentifier: ManagedObject] = [:]
@@ -91,15 +94,23 @@ public final class ObjectContext {
 
     /// Inserts a new object, and the new objects it is related to, into the context.
     ///
-    /// Inserting an object that is already in this context does nothing.
+    /// Inserting an object that is already in this context does nothing. Inserting an object of
+    /// another context, or one that was saved already, inserts nothing and makes the next
+    /// ``save()`` fail with ``StrataError/Code/wrongContext``.
     ///
     /// - Parameter object: An object that is in no context yet.
     public func insert(_ object: ManagedObject) {
         if object.context === self { return }
-        precondition(object.context == nil, "\(object.objectID) already belongs to another context.")
-        precondition(
-            object.objectID.isTemporaryID && object._committedValues == nil && !object._wasDeletedAndSaved,
-            "\(object.objectID) was saved already; look it up with existingObject(with:) instead of inserting it again.")
+        guard object.context == nil, object.isNew else {
+            pendingErrors.append(
+                StrataError(
+                    .wrongContext,
+                    object.context != nil
+                        ? "\(object.objectID) belongs to another context and cannot be inserted here; look it up with existingObject(with:)."
+                        : "\(object.objectID) was saved already and cannot be inserted again; look it up with existingObject(with:).",
+                    entityName: object.entity.name, objectID: object.objectID))
+            return
+        }
         guard let entity = schema.entity(named: object.entity.name) else {
             preconditionFailure("The context's schema has no entity \(object.entity.name).")
         }

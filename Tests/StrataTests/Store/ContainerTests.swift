@@ -123,4 +123,24 @@ import Testing
         let reader = container.newBackgroundContext()
         #expect(try reader.fetch(entityName: "Tag").map { try $0.value(forKey: "label") as? String } == ["todo"])
     }
+
+    @Test func insertingAnObjectOfAnotherContextIsATypedErrorNotACrash() throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.inMemory.makeContainer([Movie.self], in: directory)
+        let first = container.newBackgroundContext()
+        let movie = Movie(context: first)
+        movie.title = "Heat"
+        let second = container.newBackgroundContext()
+        second.insert(movie)
+        #expect(movie.context === first)
+        do {
+            try second.save()
+            Issue.record("inserting another context's object was accepted")
+        } catch let error as StrataError {
+            #expect(error.details.map(\.code) == [.wrongContext])
+        }
+        try second.save()  // the error is reported once
+        try first.save()
+        #expect(try container.newBackgroundContext().count(for: Movie.self) == 1)
+    }
 }

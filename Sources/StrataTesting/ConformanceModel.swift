@@ -35,6 +35,8 @@ public enum ConformanceModel {
         @Relationship(deleteRule: .cascade, inverse: \Review.movie) var reviews: Set<Review> = []
         @Relationship(inverse: \Person.directed) var director: Person?
         @Relationship(inverse: \Person.actedIn) var cast: [Person] = []
+        @Relationship(inverse: \Person.favorites) var fans: Set<Person> = []
+        var keywords: Set<Keyword> = []
         @Transient var cache: Int = 0
         var loudTitle: String { title.uppercased() }
 
@@ -57,6 +59,7 @@ public enum ConformanceModel {
     @Entity final class Person: ManagedObject {
         var name: String = ""
         @Attribute(.unique) var email: String?
+        var favorites: [Movie] = []
         var directed: Set<Movie> = []
         var actedIn: Set<Movie> = []
     }
@@ -72,5 +75,10 @@ public enum ConformanceModel {
 
     @Entity final class Bike: Vehicle {
         var isElectric: Bool = false
+    }
+
+    /// A word attached to movies by a relationship without inverse.
+    @Entity final class Keyword: ManagedObject {
+        var word: String = ""
     }
 }

@@ -8,6 +8,7 @@ private typealias Person = ConformanceModel.Person
 private typealias Car = ConformanceModel.Car
 private typealias Bike = ConformanceModel.Bike
 private typealias Location = ConformanceModel.Location
+private typealias Keyword = ConformanceModel.Keyword
 
 /// The behaviour every ``PersistentStore`` must show through containers and contexts: saving and
 /// fetching every attribute type and relationship kind, updates and deletions with their delete
@@ -68,6 +69,9 @@ public struct StoreConformanceSuite: Sendable {
         case childObjectsGetPermanentIDsWhenTheParentSaves
         case detachedObjectsAreNotSavedTwice
 
+        case theInverseSideOfAManyToManyKeepsItsOrder
+        case joinRowsGoAwayWithTheirTarget
+
         /// The check's name, as test reports show it.
         public var testDescription: String { rawValue }
     }
@@ -126,6 +130,8 @@ public struct StoreConformanceSuite: Sendable {
         case .aFailedChildSaveLeavesTheParentUntouched: try aFailedChildSaveLeavesTheParentUntouched()
         case .childObjectsGetPermanentIDsWhenTheParentSaves: try childObjectsGetPermanentIDsWhenTheParentSaves()
         case .detachedObjectsAreNotSavedTwice: try detachedObjectsAreNotSavedTwice()
+        case .theInverseSideOfAManyToManyKeepsItsOrder: try theInverseSideOfAManyToManyKeepsItsOrder()
+        case .joinRowsGoAwayWithTheirTarget: try joinRowsGoAwayWithTheirTarget()
         }
     }
 }
@@ -725,5 +731,46 @@ extension StoreConformanceSuite {
             #expect(error.details.map(\.code) == [.wrongContext])
         }
         #expect(try container.newBackgroundContext().count(for: Movie.self) == 1)
+    }
+
+    fileprivate func theInverseSideOfAManyToManyKeepsItsOrder() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movies = ["One", "Two", "Three"].map { title -> Movie in
+            let movie = Movie(context: context)
+            movie.title = title
+            return movie
+        }
+        let fan = Person(context: context)
+        fan.name = "Fan"
+        fan.favorites = [movies[2], movies[0], movies[1]]
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let loaded = try #require(try reader.fetch(Person.self).first)
+        #expect(loaded.favorites.map(\.title) == ["Three", "One", "Two"])
+        #expect(loaded.favorites.first?.fans == [loaded])
+        fan.favorites = [movies[1], movies[2], movies[0]]
+        try context.save()
+        let again = container.newBackgroundContext()
+        #expect(try again.fetch(Person.self).first?.favorites.map(\.title) == ["Two", "Three", "One"])
+    }
+
+    fileprivate func joinRowsGoAwayWithTheirTarget() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        let keyword = Keyword(context: context)
+        keyword.word = "heist"
+        movie.keywords = [keyword]
+        try context.save()
+        #expect(try container.newBackgroundContext().fetch(Movie.self).first?.keywords.map(\.word) == ["heist"])
+        context.delete(keyword)
+        try context.save()
+        let unrelated = Keyword(context: context)
+        unrelated.word = "unrelated"
+        try context.save()
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetch(Movie.self).first?.keywords.isEmpty == true)
     }
 }

@@ -28,8 +28,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public internal(set) final var entity: Entity
     /// The object's identifier: temporary until the object is saved, permanent afterwards.
     public internal(set) final var objectID: ObjectID
-    /// The context the object belongs to, if it has been inserted into one.
-    public internal(set) final weak var context: ObjectContext?
+    /// The context the object belongs to, if it has been inserted into one or loaded by one.
+    ///
+    /// An object keeps its context alive, so objects fetched through a short-lived context
+    /// (`try container.newBackgroundContext().fetch(Movie.self)`) can still load their
+    /// relationships.
+    public internal(set) final var context: ObjectContext?
 
     @usableFromInline final var _values: [AttributeValue]
     @usableFromInline final var _committedValues: [AttributeValue]?

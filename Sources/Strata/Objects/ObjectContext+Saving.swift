@@ -334,8 +334,16 @@ extension ObjectContext {
 
     /// Forgets every object: the context becomes empty, and objects it held must not be used
     /// with it any more.
+    ///
+    /// Related objects refer to each other, and objects keep their context alive; a context
+    /// that lives long (a server's, an importer's) should be reset now and then, which also
+    /// releases those references.
     public func reset() {
-        for object in registered.values { object.context = nil }
+        for object in registered.values {
+            object.context = nil
+            object._relationships = object.entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+            object._committedRelationships = nil
+        }
         registered.removeAll()
         inserted.removeAll()
         insertionOrder.removeAll()

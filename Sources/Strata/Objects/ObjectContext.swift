@@ -38,7 +38,10 @@ public final class ObjectContext {
     /// the next save throws it.
     var pendingErrors: [StrataError] = []
 
-    var registered: [ObjectID: ManagedObject] = [:]
+    /// The identity map. It holds objects weakly: an object without unsaved changes lives as
+    /// long as the program uses it (objects keep their context alive, not the other way round);
+    /// objects with changes are also held by `inserted`, `changed` or `deleted` until saved.
+    var registered = IdentityMap()
     var inserted: [ObjectIdentifier: ManagedObject] = [:]
     /// Inserted objects in the order they were inserted, so that saves assign keys in that order.
     var insertionOrder: [ObjectIdentifier] = []
@@ -272,6 +275,39 @@ public final class ObjectContext {
 
 @available(*, unavailable, message: "A context is used in one isolation domain; pass object IDs across.")
 extension ObjectContext: Sendable {}
+
+/// Object IDs to objects, held weakly.
+struct IdentityMap {
+    private struct Entry {
+        weak var object: ManagedObject?
+    }
+
+    private var storage: [ObjectID: Entry] = [:]
+    private var writesSincePruning = 0
+
+    subscript(objectID: ObjectID) -> ManagedObject? {
+        get { storage[objectID]?.object }
+        set {
+            storage[objectID] = newValue.map { Entry(object: $0) }
+            writesSincePruning += 1
+            // Entries of released objects are dropped now and then, so the map stays small.
+            if writesSincePruning > 1024, writesSincePruning > storage.count {
+                storage = storage.filter { $0.value.object != nil }
+                writesSincePruning = 0
+            }
+        }
+    }
+
+    /// The objects that are still alive.
+    var values: [ManagedObject] { storage.values.compactMap(\.object) }
+
+    mutating func removeAll() { storage.removeAll() }
+
+    @discardableResult
+    mutating func removeValue(forKey objectID: ObjectID) -> ManagedObject? {
+        storage.removeValue(forKey: objectID)?.object
+    }
+}
 
 /// A weak reference to a child context.
 struct WeakContext {

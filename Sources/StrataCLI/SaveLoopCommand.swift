@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata save-loop`: saves batches of movies to a store, one save per batch, until it is
+/// stopped. A hidden command that the crash-safety tests kill at random moments.
+///
+/// Each batch inserts ten movies titled `batch <n> item <i>` (`i` from 1 to 10) and one review
+/// per movie, and saves them with a single ``ObjectContext/save()``, so a store must only ever
+/// hold whole batches. Batch numbers continue from the highest one already in the store, so
+/// repeated runs on one store keep counting. After each save the command writes the batch
+/// number on its own line to standard output, unbuffered, so a parent process knows which
+/// batches were committed.
+///
+/// ```
+/// strata save-loop --store /tmp/SaveLoop.sqlite --batches 3
+/// 1
+/// 2
+/// 3
+/// ```
+struct SaveLoopCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "save-loop",
+        abstract: "Save batches of ten movies with a review each, one save per batch, until stopped.",
+        shouldDisplay: false)
+
+    /// The number of movies, and of reviews, in each batch.
+    static let batchSize = 10
+
+    @Option(name: .customLong("store"), help: "The SQLite store to save to.")
+    var storePath: String
+
+    @Option(help: "How many batches to save before stopping.")
+    var batches = Int.max
+
+    func run() throws {
+        var output = StandardOutput()
+        do {
+            try Self.run(storeURL: URL(fileURLWithPath: storePath), batches: batches, into: &output)
+        } catch let error as StrataError {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// Saves `batches` batches to the store at `storeURL`, writing each batch number to
+    /// `output` once its save has returned.
+    static func run(storeURL: URL, batches: Int, into output: inout some TextOutputStream) throws {
+        let container = try makeContainer(storeURL: storeURL)
+        let context = container.newBackgroundContext()
+        var batch = try context.fetch(Movie.self).compactMap { batchNumber(ofTitle: $0.title) }.max() ?? 0
+        context.reset()
+        for _ in 0..<max(batches, 0) {
+            batch += 1
+            for item in 1...batchSize {
+                let movie = Movie(context: context)
+                movie.title = "batch \(batch) item \(item)"
+                let review = Review(context: context)
+                review.text = "review of batch \(batch) item \(item)"
+                review.movie = movie
+            }
+            try context.save()
+            // Keeps memory flat however long the loop runs.
+            context.reset()
+            // One write per line; `StandardOutput` writes straight to the file descriptor, so
+            // the line is out as soon as this returns.
+            output.write("\(batch)\n")
+        }
+        try container.close()
+    }
+
+    /// A container for the model the loop saves, with one SQLite store at `storeURL`.
+    static func makeContainer(storeURL: URL) throws -> PersistentContainer {
+        try PersistentContainer(
+            name: "SaveLoop", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(storeURL)]
+        )
+    }
+
+    /// The batch number in a title the loop made (`batch <n> item <i>`), or `nil`.
+    static func batchNumber(ofTitle title: String) -> Int? {
+        let words = title.split(separator: " ")
+        guard words.count == 4, words[0] == "batch", words[2] == "item" else { return nil }
+        return Int(words[1])
+    }
+}

@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "Strata"],
+            dependencies: ["StrataCLI", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift6
         ),
     ]

@@ -129,7 +129,11 @@ public final class SQLiteStore: PersistentStore {
         let rawPageSize = Int(bytes[16]) << 8 | Int(bytes[17])
         let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
         let pageCount = Int(bytes[28]) << 24 | Int(bytes[29]) << 16 | Int(bytes[30]) << 8 | Int(bytes[31])
-        if pageSize >= 512, pageCount > 0, size < pageSize * pageCount {
+        // A checkpoint interrupted by a crash can leave the main file shorter than its header
+        // says while the missing pages are still in the WAL file; SQLite recovers that on open.
+        let walPath = url.path + "-wal"
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? 0
+        if pageSize >= 512, pageCount > 0, walSize == 0, size < pageSize * pageCount {
             throw StrataError(
                 .corruptStore,
                 "\(url.path) is truncated: its header describes \(pageSize * pageCount) bytes but the file has \(size). It was not modified.",

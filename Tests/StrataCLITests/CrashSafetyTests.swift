@@ -1,0 +1,281 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Strata
+@testable import StrataCLI
+
+/// Kills `strata save-loop` with SIGKILL in the middle of its saves, again and again on one
+/// store, and checks after each kill that the store is intact and holds only whole saves.
+@Suite(.serialized) struct CrashSafetyTests {
+    /// Kills per test; set `STRATA_CRASH_ROUNDS` to hunt for rare failures with many more.
+    static let rounds =
+        ProcessInfo.processInfo.environment["STRATA_CRASH_ROUNDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 15
+    /// How long a child may take to report its first save before the test gives up on it.
+    static let startTimeout = Duration.seconds(30)
+
+    @Test func killedSaveLoopsLeaveOnlyWholeSaves() async throws {
+        guard let executable = StrataExecutable.locate() else {
+            Issue.record(
+                """
+                Cannot find the `strata` executable next to the test product; looked in \
+                \(StrataExecutable.candidateFolders().map(\.path).joined(separator: ", ")). \
+                Build it into the same build folder as the tests: `swift build --build-tests` \
+                (with the same --scratch-path) builds every product, `strata` included.
+                """)
+            return
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("SaveLoop.sqlite")
+
+        var highestBatch = 0
+        for round in 1...Self.rounds {
+            let child = try SaveLoopChild(
+                executable: executable, store: store, errorLog: folder.appendingPathComponent("stderr-\(round).txt"))
+            defer { child.killIfRunning() }
+            guard try await child.waitForFirstSave(timeout: Self.startTimeout) else {
+                Issue.record(
+                    "Round \(round): `\(executable.path) save-loop` reported no save within \(Self.startTimeout). stderr: \(child.errorOutput())"
+                )
+                return
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
+            child.sendSIGKILL()
+            try await child.waitForExit()
+            guard child.wasKilled else {
+                Issue.record(
+                    "Round \(round): save-loop ended by itself (\(child.process.terminationReason), status \(child.process.terminationStatus)) before it was killed. stderr: \(child.errorOutput())"
+                )
+                return
+            }
+
+            let inspection = Self.inspect(
+                store, highestBatchSoFar: highestBatch, reportedBatch: child.reportedBatches().max() ?? 0)
+            for problem in inspection.problems { Issue.record("Round \(round) of \(Self.rounds): \(problem)") }
+            // The damage stays in the store; later rounds would only report it again.
+            guard inspection.problems.isEmpty else { return }
+            highestBatch = inspection.highestBatch
+        }
+        #expect(highestBatch >= Self.rounds, "every round saves at least one batch")
+    }
+
+    /// What is wrong with the store after a kill, and the highest batch it holds.
+    ///
+    /// The store must pass `PRAGMA integrity_check`, reopen, and hold whole batches only,
+    /// numbered from 1 without gaps, at least as many as before the kill and at least up to the
+    /// last batch the child reported saved.
+    static func inspect(_ store: URL, highestBatchSoFar: Int, reportedBatch: Int) -> (
+        problems: [String], highestBatch: Int
+    ) {
+        var messages: [String] = []
+        do {
+            let rows = try integrityCheck(of: store)
+            if rows != ["ok"] { messages.append("PRAGMA integrity_check reports \(rows)") }
+        } catch {
+            messages.append("PRAGMA integrity_check failed (\(fileSizes(of: store))): \(error)")
+        }
+        let batches: [Int]
+        do {
+            let contents = try batchContents(in: store)
+            messages += contents.problems
+            batches = contents.batches
+        } catch {
+            messages.append("the store could not be reopened after the kill (\(fileSizes(of: store))): \(error)")
+            return (messages, highestBatchSoFar)
+        }
+        let highest = batches.max() ?? 0
+        if batches != Array(stride(from: 1, through: highest, by: 1)) {
+            messages.append("batches should run from 1 to \(highest) without gaps, found \(batches)")
+        }
+        if highest < highestBatchSoFar {
+            messages.append("the store went back from \(highestBatchSoFar) to \(highest) batches")
+        }
+        if highest < reportedBatch {
+            messages.append(
+                "save-loop reported batch \(reportedBatch) saved, but the store holds only \(highest) batches")
+        }
+        return (messages, highest)
+    }
+
+    /// The rows of `PRAGMA integrity_check`, read without writing to the store.
+    static func integrityCheck(of store: URL) throws -> [String] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: store.path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// The sizes of the store's database, WAL and shared-memory files, for failure messages.
+    static func fileSizes(of store: URL) -> String {
+        ["", "-wal", "-shm"].map { suffix in
+            let size = (try? FileManager.default.attributesOfItem(atPath: store.path + suffix)[.size] as? Int).flatMap {
+                $0
+            }
+            return "\(store.lastPathComponent)\(suffix): " + (size.map { "\($0) bytes" } ?? "none")
+        }.joined(separator: ", ")
+    }
+
+    /// Opens the store as an app would and returns its batch numbers, sorted, and a problem
+    /// for every batch that is not whole: ten movies `batch <n> item 1...10`, and ten reviews,
+    /// each linked to one of them.
+    static func batchContents(in store: URL) throws -> (batches: [Int], problems: [String]) {
+        let container = try SaveLoopCommand.makeContainer(storeURL: store)
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        var problems: [String] = []
+
+        var itemsByBatch: [Int: [Int]] = [:]
+        for movie in try context.fetch(Movie.self) {
+            let words = movie.title.split(separator: " ")
+            guard let batch = SaveLoopCommand.batchNumber(ofTitle: movie.title), let item = Int(words[3]) else {
+                problems.append("a movie has a title save-loop does not make: '\(movie.title)'")
+                continue
+            }
+            itemsByBatch[batch, default: []].append(item)
+        }
+        var reviewsByBatch: [Int: Int] = [:]
+        for review in try context.fetch(Review.self) {
+            guard let movie = review.movie, let batch = SaveLoopCommand.batchNumber(ofTitle: movie.title) else {
+                problems.append("review '\(review.text)' is not linked to a movie of a batch")
+                continue
+            }
+            if review.text != "review of \(movie.title)" {
+                problems.append("review '\(review.text)' is linked to '\(movie.title)'")
+            }
+            reviewsByBatch[batch, default: 0] += 1
+        }
+
+        let expectedItems = Array(1...SaveLoopCommand.batchSize)
+        for (batch, items) in itemsByBatch.sorted(by: { $0.key < $1.key }) {
+            if items.sorted() != expectedItems {
+                problems.append("batch \(batch) was saved in part: its movies are items \(items.sorted())")
+            }
+            if reviewsByBatch[batch] != SaveLoopCommand.batchSize {
+                problems.append(
+                    "batch \(batch) has \(reviewsByBatch[batch] ?? 0) reviews instead of \(SaveLoopCommand.batchSize)")
+            }
+        }
+        for batch in reviewsByBatch.keys.sorted() where itemsByBatch[batch] == nil {
+            problems.append("reviews of batch \(batch) are in the store but not its movies")
+        }
+        return (itemsByBatch.keys.sorted(), problems)
+    }
+}
+
+/// The `strata` executable that `swift build --build-tests` put in the same products folder as
+/// the tests (`<scratch path>/<triple>/debug`).
+///
+/// Only the tests' own products folder counts: a `strata` from another build folder (say the
+/// default `.build` while the tests run from `--scratch-path`) may be stale and would test
+/// other code.
+enum StrataExecutable {
+    static func locate() -> URL? {
+        candidateFolders()
+            .map { $0.appendingPathComponent("strata") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Where to look, best first.
+    static func candidateFolders() -> [URL] {
+        var folders: [URL] = []
+        // macOS: the tests are a bundle `<products>/<Package>PackageTests.xctest` that a runner
+        // from the toolchain loads. Linux: `Bundle(for:)` is the main bundle, below.
+        let testBundle = Bundle(for: SaveLoopChild.self).bundleURL.resolvingSymlinksInPath()
+        if testBundle.pathExtension == "xctest" {
+            folders.append(testBundle.deletingLastPathComponent())
+        }
+        // Linux: the test product is itself an executable, `<products>/<Package>PackageTests.xctest`,
+        // and `swift test` runs it directly.
+        if let executable = Bundle.main.executableURL {
+            folders.append(executable.resolvingSymlinksInPath().deletingLastPathComponent())
+        }
+        if let first = CommandLine.arguments.first, first.contains("/") {
+            folders.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
+        }
+        var seen = Set<String>()
+        return folders.filter { seen.insert($0.standardizedFileURL.path).inserted }
+    }
+}
+
+/// A running `strata save-loop` whose standard output is read as it comes.
+final class SaveLoopChild {
+    let process: Process
+    private let errorLog: URL
+    private let output = LockedBox((data: Data(), ended: false))
+
+    /// Starts `strata save-loop --store <store>`, its standard error going to `errorLog`.
+    init(executable: URL, store: URL, errorLog: URL) throws {
+        try Data().write(to: errorLog)
+        let errorHandle = try FileHandle(forWritingTo: errorLog)
+        defer { try? errorHandle.close() }
+        let pipe = Pipe()
+        process = Process()
+        process.executableURL = executable
+        process.arguments = ["save-loop", "--store", store.path]
+        process.standardOutput = pipe
+        process.standardError = errorHandle
+        self.errorLog = errorLog
+        try process.run()
+        try? pipe.fileHandleForWriting.close()
+
+        let reading = pipe.fileHandleForReading
+        let output = output
+        // Blocking reads on a thread of its own, until the child's end of the pipe closes.
+        Thread.detachNewThread {
+            while true {
+                let data = reading.availableData
+                if data.isEmpty { break }
+                output.withLock { $0.data.append(data) }
+            }
+            output.withLock { $0.ended = true }
+        }
+    }
+
+    /// The batch numbers of the complete lines the child has written so far.
+    func reportedBatches() -> [Int] {
+        let text = output.withLock { String(decoding: $0.data, as: UTF8.self) }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { Int($0) }
+    }
+
+    /// Waits until the child reports a save; `false` if it does not within `timeout` or ends first.
+    func waitForFirstSave(timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !reportedBatches().isEmpty { return true }
+            if output.withLock({ $0.ended }) { return false }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return false
+    }
+
+    func sendSIGKILL() {
+        _ = kill(process.processIdentifier, SIGKILL)
+    }
+
+    func killIfRunning() {
+        if process.isRunning { sendSIGKILL() }
+    }
+
+    /// Waits for the child to end and for its output to be read to the end.
+    func waitForExit() async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning || !output.withLock({ $0.ended }) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("save-loop (pid \(process.processIdentifier)) did not end within 10 s of SIGKILL")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    var wasKilled: Bool {
+        !process.isRunning && process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+    }
+
+    func errorOutput() -> String {
+        (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+    }
+}

@@ -161,10 +161,7 @@ extension ObjectContext {
             object._wasDeletedAndSaved = true
             object.context = nil
         }
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        deleted.removeAll()
-        changed.removeAll()
+        clearPendingChanges()
         for child in children { child.context?.adoptPermanentIDs(results.permanentIDs, versions: results.versions) }
     }
 
@@ -262,10 +259,7 @@ extension ObjectContext {
             object._isDeleted = false
             object.context = nil
         }
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        deleted.removeAll()
-        changed.removeAll()
+        clearPendingChanges()
     }
 
     /// The to-many relationships of an object whose contents changed (all non-empty ones for a
@@ -288,6 +282,14 @@ extension ObjectContext {
 
     private static func stableOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
         (a.objectID.primaryKey ?? 0, a.objectID.entityName) < (b.objectID.primaryKey ?? 0, b.objectID.entityName)
+    }
+
+    /// Forgets the inserted, changed and deleted sets (after a save, rollback or reset).
+    private func clearPendingChanges() {
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        deleted.removeAll()
+        changed.removeAll()
     }
 
     /// Gives new objects their permanent IDs now, before they are saved.
@@ -326,10 +328,7 @@ extension ObjectContext {
             object._isDeleted = false
             object.revertValues()
         }
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        deleted.removeAll()
-        changed.removeAll()
+        clearPendingChanges()
     }
 
     /// Forgets every object: the context becomes empty, and objects it held must not be used
@@ -345,10 +344,7 @@ extension ObjectContext {
             object._committedRelationships = nil
         }
         registered.removeAll()
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        deleted.removeAll()
-        changed.removeAll()
+        clearPendingChanges()
     }
 
     /// Reloads an object's saved values.

@@ -16,21 +16,7 @@ extension SQLiteStore {
             sql += " AND \(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")"
             for key in keys { arguments += [key] }
         }
-        if let matching = request.matching {
-            for (name, value) in matching.sorted(by: { $0.key < $1.key }) {
-                guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
-                    throw StrataError(
-                        .unknownKey, "\(entity.name) has no attribute or to-one relationship named '\(name)' to match on.",
-                        entityName: entity.name, propertyName: name)
-                }
-                if value.isNull {
-                    sql += " AND \(quoted(name)) IS NULL"
-                } else {
-                    sql += " AND \(quoted(name)) = ?"
-                    arguments += [SQLiteValueCoding.databaseValue(value)]
-                }
-            }
-        }
+        try appendMatching(request, of: entity, to: &sql, &arguments)
         sql += " ORDER BY \(quoted(StoreLayout.primaryKeyColumn))"
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Per entity: the SELECT positions of its attributes and to-one columns.
@@ -69,19 +55,7 @@ extension SQLiteStore {
             sql += " AND \(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")"
             arguments += StatementArguments(keys)
         }
-        for (name, value) in (request.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
-                throw StrataError(
-                    .unknownKey, "\(entity.name) has no attribute or to-one relationship named '\(name)' to match on.",
-                    entityName: entity.name, propertyName: name)
-            }
-            if value.isNull {
-                sql += " AND \(quoted(name)) IS NULL"
-            } else {
-                sql += " AND \(quoted(name)) = ?"
-                arguments += [SQLiteValueCoding.databaseValue(value)]
-            }
-        }
+        try appendMatching(request, of: entity, to: &sql, &arguments)
         return try read(sql: sql) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
     }
 
@@ -119,6 +93,25 @@ extension SQLiteStore {
     }
 
     // MARK: Helpers
+
+    /// Adds the request's property-equality conditions, with bound values.
+    func appendMatching(
+        _ request: StoreFetchRequest, of entity: Entity, to sql: inout String, _ arguments: inout StatementArguments
+    ) throws {
+        for (name, value) in (request.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
+                throw StrataError(
+                    .unknownKey, "\(entity.name) has no attribute or to-one relationship named '\(name)' to match on.",
+                    entityName: entity.name, propertyName: name)
+            }
+            if value.isNull {
+                sql += " AND \(quoted(name)) IS NULL"
+            } else {
+                sql += " AND \(quoted(name)) = ?"
+                arguments += [SQLiteValueCoding.databaseValue(value)]
+            }
+        }
+    }
 
     func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
         guard let entity = schema.entity(named: entityName), let layout = layout.entities[entityName] else {

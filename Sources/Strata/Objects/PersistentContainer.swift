@@ -141,6 +141,20 @@ public final class PersistentContainer: Sendable {
         }.value
     }
 
+    /// Calls `observer` after every commit of any of the container's stores.
+    ///
+    /// ```swift
+    /// let observation = container.addCommitObserver { commit in
+    ///     print("\(commit.author ?? "someone") inserted \(commit.insertedObjectIDs.count) objects")
+    /// }
+    /// ```
+    ///
+    /// - Returns: The registration; cancel or release it to stop.
+    public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
+        let observations = stores.map { $0.addCommitObserver(observer) }
+        return StoreObservation { for observation in observations { observation.cancel() } }
+    }
+
     /// Closes every store. Saving afterwards throws ``StrataError/Code/storeClosed``.
     public func close() throws {
         let wasClosed = state.withLock { state in

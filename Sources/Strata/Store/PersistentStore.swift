@@ -42,6 +42,12 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Returns: `count` keys that no other object will ever get.
     func reservePrimaryKeys(forEntityNamed entityName: String, count: Int) throws -> [Int64]
 
+    /// Calls `observer` after every commit of this store, on the thread that saved.
+    ///
+    /// - Returns: The registration; keep it while you want to be called, cancel or release it
+    ///   to stop.
+    func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation
+
     /// Closes the store; later calls throw ``StrataError/Code/storeClosed``.
     func close() throws
 }

@@ -30,12 +30,18 @@ extension SQLiteStore {
         guard !changes.isEmpty else { return StoreSaveResult() }
         var currentSQL: String?
         do {
-            return try writer.write { db in
+            let result = try writer.write { db in
                 var writer = ChangeWriter(store: self, db: db)
                 defer { currentSQL = writer.lastSQL }
                 try writer.apply(changes)
                 return writer.result
             }
+            let inserted = changes.inserts.compactMap { result.permanentIDs[$0.objectID] }
+            commitObservers.notify(
+                StoreCommit(
+                    storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: changes.updates.map(\.objectID),
+                    deletedObjectIDs: changes.deletes.map(\.objectID), author: changes.author, contextName: changes.contextName))
+            return result
         } catch let error as StrataError {
             throw error
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {

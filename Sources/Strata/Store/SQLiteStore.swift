@@ -20,6 +20,7 @@ public final class SQLiteStore: PersistentStore {
     public let url: URL?
     let layout: StoreLayout
     let writer: any DatabaseWriter
+    let commitObservers = CommitObservers()
 
     /// Opens the store at `url`, creating it (and its folder) if there is no file yet.
     ///
@@ -92,6 +93,10 @@ public final class SQLiteStore: PersistentStore {
         self.url = nil
         self.layout = layout
         self.writer = queue
+    }
+
+    public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
+        commitObservers.add(observer)
     }
 
     public func close() throws {

@@ -143,4 +143,54 @@ import Testing
         try first.save()
         #expect(try container.newBackgroundContext().count(for: Movie.self) == 1)
     }
+
+    @Test func observersHearEveryCommitUntilCancelled() throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.sqliteFile.makeContainer([Movie.self], in: directory)
+        let commits = CommitLog()
+        let observation = container.addCommitObserver { commits.append($0) }
+        let context = container.newBackgroundContext()
+        context.transactionAuthor = "tester"
+        context.name = "editor"
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        try context.save()
+        movie.title = "Heat (1995)"
+        try context.save()
+        context.delete(movie)
+        try context.save()
+        let seen = commits.all
+        #expect(seen.count == 3)
+        #expect(seen.first?.insertedObjectIDs == [movie.objectID])
+        #expect(seen.first?.author == "tester")
+        #expect(seen.first?.contextName == "editor")
+        #expect(seen.dropFirst().first?.updatedObjectIDs == [movie.objectID])
+        #expect(seen.last?.deletedObjectIDs == [movie.objectID])
+        observation.cancel()
+        let other = Movie(context: context)
+        other.title = "Ronin"
+        try context.save()
+        #expect(commits.all.count == 3)
+        let store = try #require(container.stores.first as? SQLiteStore)
+        #expect(store.commitObservers.count == 0)
+        do {
+            let released = container.addCommitObserver { _ in }
+            #expect(store.commitObservers.count == 1)
+            _ = released
+        }
+        #expect(store.commitObservers.count == 0)
+    }
+}
+
+/// Commits seen by an observer, safe to append to from any thread.
+final class CommitLog: Sendable {
+    private let lock = NSLock()
+    // Only touched while `lock` is held.
+    nonisolated(unsafe) private var commits: [StoreCommit] = []
+
+    func append(_ commit: StoreCommit) {
+        lock.withLock { commits.append(commit) }
+    }
+
+    var all: [StoreCommit] { lock.withLock { commits } }
 }

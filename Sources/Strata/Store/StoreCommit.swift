@@ -1,0 +1,74 @@
+import Foundation
+
+/// What one save changed in a store: the objects it inserted, updated and deleted, and who
+/// saved. Stores report every commit to their observers after the transaction is durable.
+public struct StoreCommit: Sendable, Hashable {
+    /// The store that committed.
+    public var storeIdentifier: String
+    /// Permanent IDs of the objects inserted.
+    public var insertedObjectIDs: [ObjectID]
+    /// IDs of the objects updated.
+    public var updatedObjectIDs: [ObjectID]
+    /// IDs of the objects deleted.
+    public var deletedObjectIDs: [ObjectID]
+    /// The saving context's transaction author.
+    public var author: String?
+    /// The saving context's name.
+    public var contextName: String?
+    /// When the commit happened.
+    public var timestamp: Date
+
+    /// Creates a commit description.
+    public init(
+        storeIdentifier: String, insertedObjectIDs: [ObjectID], updatedObjectIDs: [ObjectID], deletedObjectIDs: [ObjectID],
+        author: String?, contextName: String?, timestamp: Date = Date()
+    ) {
+        self.storeIdentifier = storeIdentifier
+        self.insertedObjectIDs = insertedObjectIDs
+        self.updatedObjectIDs = updatedObjectIDs
+        self.deletedObjectIDs = deletedObjectIDs
+        self.author = author
+        self.contextName = contextName
+        self.timestamp = timestamp
+    }
+}
+
+/// A registration of a commit observer; the observer stops being called when the observation
+/// is cancelled or released.
+public final class StoreObservation: Sendable {
+    private let onCancel: LockedBox<(@Sendable () -> Void)?>
+
+    init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = LockedBox(onCancel)
+    }
+
+    /// Stops the observer. Calling it again does nothing.
+    public func cancel() {
+        let action = onCancel.withLock { action -> (@Sendable () -> Void)? in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    deinit { cancel() }
+}
+
+/// The observers of one store, called in registration order.
+final class CommitObservers: Sendable {
+    private let observers = LockedBox<[(id: UUID, call: @Sendable (StoreCommit) -> Void)]>([])
+
+    func add(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
+        let id = UUID()
+        observers.withLock { $0.append((id, observer)) }
+        return StoreObservation { [weak self] in
+            self?.observers.withLock { $0.removeAll { $0.id == id } }
+        }
+    }
+
+    var count: Int { observers.withLock { $0.count } }
+
+    func notify(_ commit: StoreCommit) {
+        for observer in observers.withLock({ $0 }) { observer.call(commit) }
+    }
+}

@@ -204,4 +204,17 @@ import Testing
         #expect(try store.fetch(StoreFetchRequest(entityName: "Box")).first?.attributes == [.integer(42)])
         #expect(try store.fetch(StoreFetchRequest(entityName: "Bag")).first?.attributes == [.string("0042")])
     }
+
+    @Test func anUnwritableLocationIsATypedError() throws {
+        let directory = try TemporaryDirectory()
+        let blocker = directory.file("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        do {
+            _ = try SQLiteStore(url: blocker.appendingPathComponent("Movies.sqlite"), schema: try Self.schema())
+            Issue.record("a store was created below a regular file")
+        } catch let error as StrataError {
+            #expect(error.code == .storeNotWritable)
+        }
+        #expect(try Data(contentsOf: blocker) == Data("x".utf8))
+    }
 }

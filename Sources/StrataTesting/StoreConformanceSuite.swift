@@ -72,6 +72,9 @@ public struct StoreConformanceSuite: Sendable {
         case theInverseSideOfAManyToManyKeepsItsOrder
         case joinRowsGoAwayWithTheirTarget
 
+        case upsertUpdatesTheInstanceTheContextHolds
+        case rollbackOfAConflictingDeleteRevivesItsCascade
+
         /// The check's name, as test reports show it.
         public var testDescription: String { rawValue }
     }
@@ -132,6 +135,8 @@ public struct StoreConformanceSuite: Sendable {
         case .detachedObjectsAreNotSavedTwice: try detachedObjectsAreNotSavedTwice()
         case .theInverseSideOfAManyToManyKeepsItsOrder: try theInverseSideOfAManyToManyKeepsItsOrder()
         case .joinRowsGoAwayWithTheirTarget: try joinRowsGoAwayWithTheirTarget()
+        case .upsertUpdatesTheInstanceTheContextHolds: try upsertUpdatesTheInstanceTheContextHolds()
+        case .rollbackOfAConflictingDeleteRevivesItsCascade: try rollbackOfAConflictingDeleteRevivesItsCascade()
         }
     }
 }
@@ -772,5 +777,55 @@ extension StoreConformanceSuite {
         try context.save()
         let reader = container.newBackgroundContext()
         #expect(try reader.fetch(Movie.self).first?.keywords.isEmpty == true)
+    }
+
+    fileprivate func upsertUpdatesTheInstanceTheContextHolds() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let saved = Movie(context: context)
+        saved.title = "Heat"
+        saved.rating = 7
+        try context.save()
+        let upsert = Movie(context: context)
+        upsert.id = saved.id
+        upsert.title = "Heat (Director's Cut)"
+        let review = Review(context: context)
+        review.movie = upsert
+        try context.save()
+        #expect(saved.title == "Heat (Director's Cut)")
+        #expect(saved.rating == 7)
+        #expect(saved.reviews == [review])
+        #expect(review.movie === saved)
+        #expect(upsert.context == nil)
+        #expect(!context.hasChanges)
+        let reader = container.newBackgroundContext()
+        let movies = try reader.fetch(Movie.self)
+        #expect(movies.map(\.title) == ["Heat (Director's Cut)"])
+        #expect(movies.first?.reviews.count == 1)
+    }
+
+    fileprivate func rollbackOfAConflictingDeleteRevivesItsCascade() throws {
+        let container = try makeContainer()
+        let mine = container.newBackgroundContext()
+        mine.mergePolicy = .rollback
+        let movie = Movie(context: mine)
+        movie.title = "Heat"
+        let review = Review(context: mine)
+        review.movie = movie
+        try mine.save()
+        let theirs = container.newBackgroundContext()
+        let copy = try #require(try theirs.existingObject(with: movie.objectID) as? Movie)
+        copy.title = "Changed elsewhere"
+        try theirs.save()
+        mine.delete(movie)
+        #expect(review.isDeleted)
+        try mine.save()
+        #expect(!movie.isDeleted)
+        #expect(!review.isDeleted)
+        #expect(movie.reviews == [review])
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetch(Movie.self).map(\.title) == ["Changed elsewhere"])
+        #expect(try reader.count(for: Review.self) == 1)
     }
 }

@@ -51,7 +51,7 @@ extension ManagedObject {
 
     /// Adds `object` to this object's relationship `name`; for a to-one, the previous target
     /// loses this object from its side.
-    private func addInverse(_ name: String, pointingTo object: ManagedObject) {
+    func addInverse(_ name: String, pointingTo object: ManagedObject) {
         guard let index = entity.relationshipNumber(named: name) else { return }
         switch relationshipValue(at: index) {
         case .toOne(let current):

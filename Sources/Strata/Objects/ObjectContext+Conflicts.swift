@@ -96,36 +96,53 @@ extension ObjectContext {
     /// Turns a new object into the saved object `row` describes, merging by the merge policy.
     private func adopt(_ row: StoreRow, into object: ManagedObject) {
         let key = ObjectIdentifier(object)
-        if let existing = registered[row.objectID], existing !== object {
-            // The saved object was loaded here too: the new object takes its place.
-            existing.context = nil
-            changed[ObjectIdentifier(existing)] = nil
-        }
         let newValues = object._values
         let newRelationships = object._relationships
         inserted[key] = nil
         insertionOrder.removeAll { $0 == key }
         registered[object.objectID] = nil
-        object.objectID = row.objectID
-        registered[row.objectID] = object
         object._isInserted = false
-        apply(row, to: object)
+        // The saved object's instance: the one the context already holds (which then receives
+        // the new object's values, so references to it stay valid), or the new object itself.
+        let target: ManagedObject
+        if let existing = registered[row.objectID], existing !== object, !existing._isDeleted {
+            if existing._isFault { apply(row, to: existing) }
+            target = existing
+        } else {
+            object.objectID = row.objectID
+            registered[row.objectID] = object
+            apply(row, to: object)
+            target = object
+        }
         switch mergePolicy {
         case .mergeByPropertyObjectTrump:
             // The new object's set values win; what it left at the defaults keeps the stored value.
-            for (index, attribute) in object.entity.attributes.enumerated() where newValues[index] != attribute.defaultValue {
-                object._values[index] = newValues[index]
+            for (index, attribute) in target.entity.attributes.enumerated() where newValues[index] != attribute.defaultValue {
+                target._values[index] = newValues[index]
             }
             for (index, value) in newRelationships.enumerated() where !value.objects.isEmpty {
-                object.setRelationship(value, at: index)
+                target.setRelationship(value, at: index)
             }
         case .overwrite:
-            object._values = newValues
-            for (index, value) in newRelationships.enumerated() { object.setRelationship(value, at: index) }
+            target._values = newValues
+            for (index, value) in newRelationships.enumerated() { target.setRelationship(value, at: index) }
         case .mergeByPropertyStoreTrump, .rollback, .error:
-            break
+            // The stored values stay; objects the new one was related to are kept related.
+            guard target !== object else { break }
+            for (index, value) in newRelationships.enumerated() {
+                switch (value, target.relationshipValue(at: index)) {
+                case (.toOne(let new?), .toOne(nil)):
+                    target.setRelationship(.toOne(new), at: index)
+                case (.toMany(let new), .toMany(let current)) where !new.isEmpty:
+                    let missing = new.filter { candidate in !current.contains { $0 === candidate } }
+                    if !missing.isEmpty { target.setRelationship(.toMany(current + missing), at: index) }
+                default:
+                    continue
+                }
+            }
         }
-        changed[key] = object
+        if target !== object { object.context = nil }
+        if target.hasChangedProperties { changed[ObjectIdentifier(target)] = target }
     }
 
     private func constraintValues(of object: ManagedObject, _ constraint: [String]) -> [String: AttributeValue]? {
@@ -227,11 +244,27 @@ extension ObjectContext {
             object._values = local
             object._relationships = localRelationships
         case .rollback, .error:
-            if wasDeleted {
-                deleted[key] = nil
-                object._isDeleted = false
-            }
+            if wasDeleted { revive(object) }
         }
         if object.hasChangedProperties { changed[key] = object } else { changed[key] = nil }
+    }
+
+    /// Undoes a deletion: the object, and the objects its deletion cascaded to, are no longer
+    /// deleted, and the objects they were removed from by nullify rules get them back.
+    private func revive(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        guard deleted.removeValue(forKey: key) != nil else { return }
+        object._isDeleted = false
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            guard let inverse = relationship.inverseName else { continue }
+            for target in object.relationshipValue(at: index).objects where !target._isDeleted {
+                target.addInverse(inverse, pointingTo: object)
+            }
+        }
+        for (child, origin) in cascadeOrigins where origin == key {
+            guard let cascaded = deleted[child] else { continue }
+            cascaded.revertValues()
+            revive(cascaded)
+        }
     }
 }

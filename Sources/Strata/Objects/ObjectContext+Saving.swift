@@ -286,6 +286,7 @@ extension ObjectContext {
 
     /// Forgets the inserted, changed and deleted sets (after a save, rollback or reset).
     private func clearPendingChanges() {
+        cascadeOrigins.removeAll()
         inserted.removeAll()
         insertionOrder.removeAll()
         deleted.removeAll()

@@ -37,6 +37,8 @@ public final class ObjectContext {
     /// Misuse that could not be reported where it happened (``insert(_:)`` does not throw);
     /// the next save throws it.
     var pendingErrors: [StrataError] = []
+    /// For each object deleted by a cascade, the object whose deletion cascaded to it.
+    var cascadeOrigins: [ObjectIdentifier: ObjectIdentifier] = [:]
 
     /// The identity map. It holds objects weakly: an object without unsaved changes lives as
     /// long as the program uses it (objects keep their context alive, not the other way round);
@@ -165,7 +167,10 @@ public final class ObjectContext {
         for (index, relationship) in object.entity.relationships.enumerated() {
             switch relationship.deleteRule {
             case .cascade:
-                for related in object.relationshipValue(at: index).objects { delete(related) }
+                for related in object.relationshipValue(at: index).objects where !related._isDeleted {
+                    cascadeOrigins[ObjectIdentifier(related)] = key
+                    delete(related)
+                }
             case .nullify:
                 guard let inverse = relationship.inverseName else { continue }
                 for related in object.relationshipValue(at: index).objects {

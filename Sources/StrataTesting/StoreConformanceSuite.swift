@@ -417,7 +417,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func theErrorPolicyReportsDuplicatesWithTheirValues() throws {
-                let (container, id, savedID) = try containerWithMovie()
+        let (container, id, savedID) = try containerWithMovie()
         let context = container.newBackgroundContext()
         let duplicate = Movie(context: context)
         duplicate.id = id
@@ -437,14 +437,22 @@ extension StoreConformanceSuite {
         #expect(try storedMovies(container).map(\.title) == ["Heat"])
     }
 
-    fileprivate func objectTrumpTurnsADuplicateInsertIntoAnUpdate() throws {
-                let (container, id, savedID) = try containerWithMovie()
+    /// Saves a new movie whose unique id is `id`'s, with `policy`; returns the new movie.
+    fileprivate func saveDuplicate(of id: UUID, titled title: String, in container: PersistentContainer, policy: MergePolicy)
+        throws -> Movie
+    {
         let context = container.newBackgroundContext()
-        context.mergePolicy = .mergeByPropertyObjectTrump
-        let upsert = Movie(context: context)
-        upsert.id = id
-        upsert.title = "Heat (Director's Cut)"
+        context.mergePolicy = policy
+        let duplicate = Movie(context: context)
+        duplicate.id = id
+        duplicate.title = title
         try context.save()
+        return duplicate
+    }
+
+    fileprivate func objectTrumpTurnsADuplicateInsertIntoAnUpdate() throws {
+        let (container, id, savedID) = try containerWithMovie()
+        let upsert = try saveDuplicate(of: id, titled: "Heat (Director's Cut)", in: container, policy: .mergeByPropertyObjectTrump)
         #expect(upsert.objectID == savedID)
         let stored = try storedMovies(container)
         #expect(stored.count == 1)
@@ -453,26 +461,16 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func storeWinningPoliciesKeepTheSavedObject(policy: MergePolicy) throws {
-                let (container, id, savedID) = try containerWithMovie()
-        let context = container.newBackgroundContext()
-        context.mergePolicy = policy
-        let duplicate = Movie(context: context)
-        duplicate.id = id
-        duplicate.title = "Ignored"
-        try context.save()
+        let (container, id, savedID) = try containerWithMovie()
+        let duplicate = try saveDuplicate(of: id, titled: "Ignored", in: container, policy: policy)
         #expect(duplicate.objectID == savedID)
         #expect(duplicate.title == "Heat")
         #expect(try storedMovies(container).map(\.title) == ["Heat"])
     }
 
     fileprivate func overwriteReplacesTheSavedValues() throws {
-                let (container, id, _) = try containerWithMovie()
-        let context = container.newBackgroundContext()
-        context.mergePolicy = .overwrite
-        let replacement = Movie(context: context)
-        replacement.id = id
-        replacement.title = "Replacement"
-        try context.save()
+        let (container, id, _) = try containerWithMovie()
+        _ = try saveDuplicate(of: id, titled: "Replacement", in: container, policy: .overwrite)
         let stored = try storedMovies(container)
         #expect(stored.count == 1)
         #expect(stored.first?.title == "Replacement")
@@ -496,7 +494,7 @@ extension StoreConformanceSuite {
     /// Context A loaded the movie; context B then changed its title and saved; A changes the rating
     /// (and, when `alsoTitle`, the title) and saves with `policy`.
     fileprivate func concurrentEdit(_ policy: MergePolicy, alsoTitle: Bool) throws -> (title: String, rating: Double) {
-                let (container, _, savedID) = try containerWithMovie()
+        let (container, _, savedID) = try containerWithMovie()
         let a = container.newBackgroundContext()
         a.mergePolicy = policy
         let mine = try #require(try a.existingObject(with: savedID) as? Movie)

@@ -132,7 +132,7 @@ extension ObjectContext {
     /// object otherwise.
     func materialize(_ row: StoreRow) throws -> ManagedObject {
         let object = try self.object(with: row.objectID)
-        if object._isFault || object._committedValues == nil && !object._isInserted {
+        if object._isFault {
             apply(row, to: object)
         }
         return object
@@ -162,6 +162,14 @@ extension ObjectContext {
         object.faultingError = nil
     }
 
+    /// The stored row of one saved object, or `nil` when its store has no such row.
+    func storedRow(for objectID: ObjectID) throws -> StoreRow? {
+        guard let primaryKey = objectID.primaryKey else { return nil }
+        return try store(for: objectID).fetch(
+            StoreFetchRequest(entityName: objectID.entityName, includesSubentities: false, primaryKeys: [primaryKey])
+        ).first
+    }
+
     /// Loads a fault's values from its store (or, in a child context, from the parent).
     func fulfillFault(of object: ManagedObject) {
         if let parent {
@@ -174,14 +182,9 @@ extension ObjectContext {
             }
             return
         }
-        guard let primaryKey = object.objectID.primaryKey else { return }
+        guard object.objectID.primaryKey != nil else { return }
         do {
-            let store = try self.store(for: object.objectID)
-            guard
-                let row = try store.fetch(
-                    StoreFetchRequest(entityName: object.entity.name, includesSubentities: false, primaryKeys: [primaryKey])
-                ).first
-            else {
+            guard let row = try storedRow(for: object.objectID) else {
                 object.faultingError = notFound(object.objectID, reason: "its row was deleted from the store")
                 return
             }

@@ -368,12 +368,7 @@ extension ObjectContext {
             object._isFault = true
             return
         }
-        guard let primaryKey = object.objectID.primaryKey,
-            let store = try? self.store(for: object.objectID),
-            let row = try? store.fetch(
-                StoreFetchRequest(entityName: object.entity.name, includesSubentities: false, primaryKeys: [primaryKey])
-            ).first
-        else { return }
+        guard let row = (try? storedRow(for: object.objectID)) ?? nil else { return }
         let localValues = object._values
         let localRelationships = object._relationships
         let oldCommitted = object._committedValues

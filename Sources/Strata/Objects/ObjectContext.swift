@@ -206,12 +206,7 @@ public final class ObjectContext {
             return adopt(source)
         }
         guard !objectID.isTemporaryID else { throw notFound(objectID, reason: "it is a new object of another context") }
-        let store = try self.store(for: objectID)
-        guard let primaryKey = objectID.primaryKey,
-            let row = try store.fetch(
-                StoreFetchRequest(entityName: objectID.entityName, includesSubentities: false, primaryKeys: [primaryKey])
-            ).first
-        else {
+        guard let row = try storedRow(for: objectID) else {
             throw notFound(objectID, reason: "its store has no such row")
         }
         return try materialize(row)

@@ -42,6 +42,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public var objectID: ObjectID?
     /// The 1-based line in a file or string where the problem was found, if any.
     public var line: Int?
+    /// The 0-based character offset in a string (a predicate format string, say) where the
+    /// problem was found, if any.
+    public var offset: Int?
     /// The file involved, if any.
     public var fileURL: URL?
     /// The individual problems, for errors that gather several (``Code/invalidSchema``,
@@ -58,6 +61,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         propertyName: String? = nil,
         objectID: ObjectID? = nil,
         line: Int? = nil,
+        offset: Int? = nil,
         fileURL: URL? = nil,
         details: [StrataError] = [],
         underlyingError: (any Error & Sendable)? = nil
@@ -68,6 +72,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         self.propertyName = propertyName
         self.objectID = objectID
         self.line = line
+        self.offset = offset
         self.fileURL = fileURL
         self.details = details
         self.underlyingError = underlyingError
@@ -178,6 +183,11 @@ extension StrataError.Code {
     public static let constraintConflict = Self(rawValue: "constraintConflict")
     /// A deny delete rule refused a deletion while related objects exist.
     public static let deleteDenied = Self(rawValue: "deleteDenied")
+    /// A predicate format string is malformed, or a predicate is used where it cannot apply;
+    /// ``StrataError/offset`` gives the position in the string when there is one.
+    public static let invalidPredicate = Self(rawValue: "invalidPredicate")
+    /// A Foundation `#Predicate` uses a construct Strata cannot translate; the message names it.
+    public static let unsupportedPredicate = Self(rawValue: "unsupportedPredicate")
     /// The container or store was closed.
     public static let storeClosed = Self(rawValue: "storeClosed")
     /// The context has no store for the object's entity.

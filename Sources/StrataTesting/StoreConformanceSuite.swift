@@ -74,6 +74,7 @@ public struct StoreConformanceSuite: Sendable {
 
         case upsertUpdatesTheInstanceTheContextHolds
         case rollbackOfAConflictingDeleteRevivesItsCascade
+        case clearingAToOneRelationshipIsSaved
 
         /// The check's name, as test reports show it.
         public var testDescription: String { rawValue }
@@ -100,6 +101,7 @@ public struct StoreConformanceSuite: Sendable {
         switch check {
         case .savedObjectsComeBackWithTheirRelationships: try savedObjectsComeBackWithTheirRelationships()
         case .updatesAndDeletesAreSaved: try updatesAndDeletesAreSaved()
+        case .clearingAToOneRelationshipIsSaved: try clearingAToOneRelationshipIsSaved()
         case .nullifyRemovesTheDeletedObjectFromTheOtherSide: try nullifyRemovesTheDeletedObjectFromTheOtherSide()
         case .aFailedValidationSavesNothing: try aFailedValidationSavesNothing()
         case .aStaleSaveIsAConflictAndSavesNothing: try aStaleSaveIsAConflictAndSavesNothing()
@@ -215,6 +217,25 @@ extension StoreConformanceSuite {
         #expect(try fresh.count(for: Movie.self) == 0)
         #expect(try fresh.count(for: Review.self) == 0)
         #expect(throws: StrataError.self) { try fresh.existingObject(with: movie.objectID) }
+    }
+
+    fileprivate func clearingAToOneRelationshipIsSaved() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let movie = Movie(context: context)
+        movie.title = "Heat"
+        let director = Person(context: context)
+        director.name = "Mann"
+        movie.director = director
+        try context.save()
+
+        movie.director = nil
+        #expect(director.directed.isEmpty)
+        try context.save()
+        let fresh = container.newBackgroundContext()
+        let saved = try #require(try fresh.fetch(Movie.self).first)
+        #expect(saved.director == nil)
+        #expect(try #require(try fresh.fetch(Person.self).first).directed.isEmpty)
     }
 
     fileprivate func nullifyRemovesTheDeletedObjectFromTheOtherSide() throws {

@@ -110,7 +110,7 @@ extension ObjectContext {
             for (index, value) in object._relationships.enumerated() {
                 guard case .toOne(let target) = value else { continue }
                 if case .toOne(let old)? = object._committedRelationships?[index], old === target { continue }
-                toOne[index] = target?.objectID
+                toOne[index] = .some(target?.objectID)  // `= nil` would remove the key and lose the change
             }
             let toMany = toManyUpdates(of: object, comparedWith: object._committedRelationships)
             guard !attributes.isEmpty || !toOne.isEmpty || !toMany.isEmpty else { continue }

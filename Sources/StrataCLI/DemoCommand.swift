@@ -93,7 +93,44 @@ struct DemoCommand: ParsableCommand {
             print("  - \(person.entity.name) \(name) \(person.objectID)", to: &output)
         }
         print("  \(try context.count(for: Review.self)) reviews in all", to: &output)
+        try showQueries(in: context, into: &output)
         try reopened.close()
+    }
+
+    /// Predicate fetches (three front ends) and aggregates computed in SQL.
+    static func showQueries(in context: ObjectContext, into output: inout some TextOutputStream) throws {
+        print("\nFetching with predicates:", to: &output)
+        let byMann = try context.fetch(
+            Movie.self, where: \.director?.name == "Michael Mann", sortedBy: [.descending(\.releaseDate)])
+        print("  key paths   \\.director?.name == \"Michael Mann\" -> \(byMann.map(\.title))", to: &output)
+        let format = "ANY reviews.stars == 5 AND title BEGINSWITH[c] %@"
+        let praised = try context.fetch(FetchRequest<Movie>(format: format, "h"))
+        print("  format      \(format) -> \(praised.map(\.title))", to: &output)
+        let rich = try context.fetch(FetchRequest(predicate: try FetchPredicate(#Predicate<Movie> { $0.boxOffice > 100_000_000 })).sorted(by: .ascending(\.title)))
+        print("  #Predicate  { $0.boxOffice > 100_000_000 } -> \(rich.map(\.title))", to: &output)
+        let folded = try context.fetch(Movie.self, where: (\Movie.title).equal(to: "RÖNIN", options: [.caseInsensitive, .diacriticInsensitive]))
+        print("  folding     title ==[cd] \"RÖNIN\" -> \(folded.map(\.title))", to: &output)
+        do {
+            _ = try context.fetch(FetchRequest<Movie>(format: "titel == %@", "Heat"))
+        } catch let error as StrataError {
+            print("  unknown key -> \(error.code): \(error.message)", to: &output)
+        }
+        do {
+            _ = try FetchPredicate<Movie>(format: "title == 'Heat' AND (")
+        } catch let error as StrataError {
+            print("  malformed   -> \(error.code) at offset \(error.offset ?? -1): \(error.message)", to: &output)
+        }
+
+        print("\nAggregates, computed in SQL:", to: &output)
+        let total: Decimal = try context.sum(\Movie.boxOffice)
+        let average = try context.average(\Review.stars) ?? 0
+        print("  total box office $\(total), average review \(String(format: "%.2f", average)) stars", to: &output)
+        var request = FetchRequest<Movie>(sortDescriptors: [FetchSortDescriptor(key: "director.name")])
+        request.propertiesToFetch = [.attribute("director.name", as: "director"), .count(as: "movies"), .sum("boxOffice", as: "gross")]
+        request.propertiesToGroupBy = ["director.name"]
+        for row in try context.fetchDictionaries(request) {
+            print("  \(row["director"].map { "\($0)" } ?? "?"): \(row["movies"].map { "\($0)" } ?? "0") movie(s), $\(row["gross"].map { "\($0)" } ?? "0")", to: &output)
+        }
     }
 
     /// Shows the model layer without a store.

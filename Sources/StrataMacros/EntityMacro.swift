@@ -89,6 +89,7 @@ struct EntityGenerator {
                 return nil
             }
             """,
+            keyPathNamesProperty(),
             initialValues(),
             valueStruct(),
             makeValue(),
@@ -204,6 +205,18 @@ struct EntityGenerator {
         return """
             static func __strata_\(raw: name)_keyPathNames<Root: \(raw: name)>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
                 \(raw: inherited)[\(raw: own)]
+            }
+            """
+    }
+
+    /// The key paths written with the concrete class (`\Movie.title`), so that their
+    /// accessors are the ones a user's key path literal names; queries use them to split
+    /// `\Review.movie?.title` into property names.
+    func keyPathNamesProperty() -> DeclSyntax {
+        let own = analysis.properties.map { "(\\\(name).\($0.name), \"\($0.schemaName)\")" }.joined(separator: ", ")
+        return """
+            override \(raw: access)class var _keyPathNames: [(AnyKeyPath, String)] {
+                super._keyPathNames + [\(raw: own)]
             }
             """
     }

@@ -101,6 +101,10 @@ struct EntityMacroExpansionTests {
                         return nil
                     }
 
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Note.title, "title"), (\\Note.priority, "priority"), (\\Note.dueDate, "dueDate"), (\\Note.id, "id")]
+                    }
+
                     override func _strataApplyInitialValues() {
                         super._strataApplyInitialValues()
                         self.id = UUID()
@@ -228,6 +232,10 @@ struct EntityMacroExpansionTests {
                             return name
                         }
                         return nil
+                    }
+
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Book.title, "title"), (\\Book.rating, "rating"), (\\Book.cover, "cover")]
                     }
 
                     override func _strataApplyInitialValues() {
@@ -359,6 +367,10 @@ struct EntityMacroExpansionTests {
                             return name
                         }
                         return nil
+                    }
+
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Person.email, "email"), (\\Person.givenName, "givenName"), (\\Person.familyName, "familyName")]
                     }
 
                     override func _strataApplyInitialValues() {
@@ -508,6 +520,10 @@ struct EntityMacroExpansionTests {
                         return nil
                     }
 
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Movie.title, "title"), (\\Movie.reviews, "reviews"), (\\Movie.director, "director"), (\\Movie.cast, "cast"), (\\Movie.studio, "studio")]
+                    }
+
                     override func _strataApplyInitialValues() {
                         super._strataApplyInitialValues()
 
@@ -634,6 +650,10 @@ struct EntityMacroExpansionTests {
                         return nil
                     }
 
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Counter.count, "count")]
+                    }
+
                     override func _strataApplyInitialValues() {
                         super._strataApplyInitialValues()
 
@@ -752,6 +772,10 @@ struct EntityMacroExpansionTests {
                             return name
                         }
                         return nil
+                    }
+
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Place.location, "location"), (\\Place.previous, "previous"), (\\Place.tags, "tags")]
                     }
 
                     override func _strataApplyInitialValues() {
@@ -873,6 +897,10 @@ struct EntityMacroExpansionTests {
                         return nil
                     }
 
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Vehicle.wheels, "wheels"), (\\Vehicle.owner, "owner")]
+                    }
+
                     override func _strataApplyInitialValues() {
                         super._strataApplyInitialValues()
 
@@ -960,6 +988,10 @@ struct EntityMacroExpansionTests {
                             return name
                         }
                         return nil
+                    }
+
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Car.seats, "seats"), (\\Car.drivers, "drivers")]
                     }
 
                     override func _strataApplyInitialValues() {
@@ -1084,6 +1116,10 @@ struct EntityMacroExpansionTests {
                         return nil
                     }
 
+                    override public class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Tag.name, "name")]
+                    }
+
                     override public func _strataApplyInitialValues() {
                         super._strataApplyInitialValues()
 
@@ -1189,6 +1225,10 @@ struct EntityMacroExpansionTests {
                             return name
                         }
                         return nil
+                    }
+
+                    override class var _keyPathNames: [(AnyKeyPath, String)] {
+                        super._keyPathNames + [(\\Lesson.`class`, "class"), (\\Lesson.teacher, "teacher")]
                     }
 
                     override func _strataApplyInitialValues() {

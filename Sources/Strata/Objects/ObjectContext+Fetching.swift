@@ -23,23 +23,10 @@ extension ObjectContext {
                 .noStore, "The schema has no entity named '\(entityName)'." + didYouMean(entityName, in: schema.entities.map(\.name)),
                 entityName: entityName)
         }
-        var objects: [ManagedObject] = []
-        if let parent {
-            for source in try parent.fetch(entityName: entityName) {
-                let object = adopt(source)
-                if !object.isDeleted { objects.append(object) }
-            }
-        } else if container != nil {
-            let store = try self.store(forEntity: entity)
-            for row in try store.fetch(StoreFetchRequest(entityName: entity.name)) {
-                let object = try materialize(row)
-                if !object.isDeleted { objects.append(object) }
-            }
-        }
-        for key in insertionOrder {
-            if let object = inserted[key], object.entity.isKind(of: entity) { objects.append(object) }
-        }
-        return objects
+        let query = ObjectQuery(
+            entity: entity, predicate: nil, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, includesPendingChanges: true,
+            includesSubentities: true, affectedStores: nil)
+        return try execute(query)
     }
 
     /// The objects with the given IDs that exist, in the order of `objectIDs`; IDs of deleted or

@@ -19,12 +19,25 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: ``StrataError`` when the store cannot be read.
     func fetch(_ request: StoreFetchRequest) throws -> [StoreRow]
 
-    /// The number of rows a request matches.
+    /// The number of rows a request matches (its limit and offset applied).
     func count(_ request: StoreFetchRequest) throws -> Int
+
+    /// The IDs of the rows a request matches, in its order.
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID]
+
+    /// Property values and aggregates of the rows a request matches, one array per result row
+    /// in the order of `request.columns`.
+    func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]]
 
     /// The objects a to-many relationship of one object holds, in order for ordered
     /// relationships.
     func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID]
+
+    /// The members of one to-many relationship for many objects at once, in order for ordered
+    /// relationships: what prefetching uses to avoid one query per object.
+    ///
+    /// - Returns: The related IDs by owner; owners with no members may be missing.
+    func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]]
 
     /// Applies a change set atomically.
     ///
@@ -52,6 +65,16 @@ public protocol PersistentStore: AnyObject, Sendable {
     func close() throws
 }
 
+extension PersistentStore {
+    /// Loads each owner's members with ``relatedObjectIDs(of:relationshipNamed:)-(ObjectID,_)``;
+    /// stores that can do better in one query override it.
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationshipNamed: name) }
+        return result
+    }
+}
+
 /// What a store fetch asks for.
 public struct StoreFetchRequest: Sendable, Hashable {
     /// The entity whose rows are wanted.
@@ -64,17 +87,74 @@ public struct StoreFetchRequest: Sendable, Hashable {
     /// relationship the target's ``AttributeValue/integer(_:)`` primary key; ``AttributeValue/null``
     /// matches no value), when set.
     public var matching: [String: AttributeValue]?
+    /// Only rows that satisfy this predicate, when set.
+    public var predicate: QueryPredicate?
+    /// The order of the rows; ties (and everything, when empty) in primary-key order.
+    public var sortDescriptors: [QuerySortDescriptor]
+    /// At most this many rows, when set.
+    public var fetchLimit: Int?
+    /// Rows to skip before the first one returned.
+    public var fetchOffset: Int
 
     /// Creates a fetch request for `entityName`.
     public init(
         entityName: String, includesSubentities: Bool = true, primaryKeys: [Int64]? = nil,
-        matching: [String: AttributeValue]? = nil
+        matching: [String: AttributeValue]? = nil, predicate: QueryPredicate? = nil,
+        sortDescriptors: [QuerySortDescriptor] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0
     ) {
         self.entityName = entityName
         self.includesSubentities = includesSubentities
         self.primaryKeys = primaryKeys
         self.matching = matching
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
     }
+}
+
+/// A fetch of property values and aggregates instead of objects: Core Data's dictionary
+/// result type, `propertiesToGroupBy` and aggregate expressions.
+public struct StoreValuesRequest: Sendable, Hashable {
+    /// One column of the result.
+    public enum Column: Sendable, Hashable {
+        /// An attribute, directly or through to-one relationships (`"director.name"`).
+        case property(String)
+        /// A function over the matching rows (or over each group): `count` with a `nil` key
+        /// counts rows.
+        case aggregate(AggregateFunction, String?)
+    }
+
+    /// Which rows, in what order, how many.
+    public var fetch: StoreFetchRequest
+    /// The result columns.
+    public var columns: [Column]
+    /// Key paths to group by; each result row is one group.
+    public var groupBy: [String]
+    /// Whether duplicate result rows are left out.
+    public var returnsDistinctResults: Bool
+
+    /// Creates a values request.
+    public init(fetch: StoreFetchRequest, columns: [Column], groupBy: [String] = [], returnsDistinctResults: Bool = false) {
+        self.fetch = fetch
+        self.columns = columns
+        self.groupBy = groupBy
+        self.returnsDistinctResults = returnsDistinctResults
+    }
+}
+
+/// A function that turns many values into one, computed by the store.
+public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
+    /// The number of rows (or of non-nil values, with a key).
+    case count
+    /// The sum of the values (0 for no rows); exact for decimals.
+    case sum
+    /// The average of the values (`nil` for no rows); exact for decimals, a `Double` otherwise.
+    case average
+    /// The smallest value (`nil` for no rows).
+    case min
+    /// The largest value (`nil` for no rows).
+    case max
 }
 
 /// One row a store returned: an object's committed state.

@@ -3,21 +3,11 @@ import GRDB
 
 extension SQLiteStore {
     public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
-        let (entity, layout) = try resolve(request.entityName)
-        let kinds = request.includesSubentities ? layout.kindNames : [entity.name]
-        guard let table = self.layout.tables.first(where: { $0.name == layout.table }) else { return [] }
+        guard var query = try makeQuery(request) else { return [] }
+        guard let table = self.layout.tables.first(where: { $0.name == query.layout.table }) else { return [] }
         let columnNames = table.columns.map(\.name)
-        var sql = "SELECT " + columnNames.map(quoted).joined(separator: ", ") + " FROM \(quoted(layout.table))"
-        var arguments = StatementArguments()
-        sql += " WHERE \(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { _ in "?" }.joined(separator: ", ") + ")"
-        for kind in kinds { arguments += [kind] }
-        if let keys = request.primaryKeys {
-            if keys.isEmpty { return [] }
-            sql += " AND \(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")"
-            for key in keys { arguments += [key] }
-        }
-        try appendMatching(request, of: entity, to: &sql, &arguments)
-        sql += " ORDER BY \(quoted(StoreLayout.primaryKeyColumn))"
+        let sql = "SELECT " + columnNames.map { "t0.\(quoted($0))" }.joined(separator: ", ") + query.sql(withOrder: true)
+        let arguments = query.arguments
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Per entity: the SELECT positions of its attributes and to-one columns.
         var decoders: [String: RowDecoder] = [:]
@@ -44,19 +34,91 @@ extension SQLiteStore {
         }
     }
 
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID] {
+        guard var query = try makeQuery(request) else { return [] }
+        let sql = "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))" + query.sql(withOrder: true)
+        let arguments = query.arguments
+        return try read(sql: sql) { db in
+            var ids: [ObjectID] = []
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try cursor.next() {
+                ids.append(ObjectID(entityName: row[1], storeIdentifier: identifier, primaryKey: row[0]))
+            }
+            return ids
+        }
+    }
+
     public func count(_ request: StoreFetchRequest) throws -> Int {
+        guard var query = try makeQuery(request) else { return 0 }
+        var sql = "SELECT COUNT(*)" + query.sql(withOrder: false)
+        if request.fetchLimit != nil || request.fetchOffset > 0 {
+            sql = "SELECT COUNT(*) FROM (SELECT 1" + query.sql(withOrder: false) + ")"
+        }
+        let arguments = query.arguments
+        return try read(sql: sql) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+    }
+
+    /// A compiled fetch: everything after `SELECT ...`, with its arguments.
+    struct CompiledQuery {
+        var layout: StoreLayout.EntityLayout
+        var compiler: SQLiteQueryCompiler
+        var conditions: [String]
+        var prefixArguments: [DatabaseValue]
+        var sorts: [ResolvedSort]
+        var limit: Int?
+        var offset: Int
+        private var orderSQL: String?
+
+        init(
+            layout: StoreLayout.EntityLayout, compiler: SQLiteQueryCompiler, conditions: [String], prefixArguments: [DatabaseValue],
+            sorts: [ResolvedSort], limit: Int?, offset: Int
+        ) {
+            self.layout = layout
+            self.compiler = compiler
+            self.conditions = conditions
+            self.prefixArguments = prefixArguments
+            self.sorts = sorts
+            self.limit = limit
+            self.offset = offset
+        }
+
+        /// ` FROM ... WHERE ... [ORDER BY ...] [LIMIT ... OFFSET ...]`; call once per query.
+        mutating func sql(withOrder: Bool, groupBy: String = "", order override: String? = nil) -> String {
+            let order = override ?? (withOrder ? compiler.orderBy(sorts) : "")
+            var text = compiler.fromClause(table: layout.table) + " WHERE " + conditions.joined(separator: " AND ") + groupBy + order
+            if limit != nil || offset > 0 {
+                // Integers from the request, not strings: safe to write into the SQL.
+                text += " LIMIT \(limit.map { max(0, $0) } ?? -1) OFFSET \(max(0, offset))"
+            }
+            return text
+        }
+
+        var arguments: StatementArguments {
+            StatementArguments(prefixArguments + compiler.arguments)
+        }
+    }
+
+    /// Resolves and compiles a request, or returns `nil` when it can match nothing.
+    func makeQuery(_ request: StoreFetchRequest) throws -> CompiledQuery? {
         let (entity, layout) = try resolve(request.entityName)
         let kinds = request.includesSubentities ? layout.kindNames : [entity.name]
-        var sql = "SELECT COUNT(*) FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.entityColumn)) IN ("
-            + kinds.map { _ in "?" }.joined(separator: ", ") + ")"
-        var arguments = StatementArguments(kinds)
+        var conditions = ["t0.\(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")"]
+        var prefix: [DatabaseValue] = []
         if let keys = request.primaryKeys {
-            if keys.isEmpty { return 0 }
-            sql += " AND \(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")"
-            arguments += StatementArguments(keys)
+            if keys.isEmpty { return nil }
+            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")")
+            prefix += keys.map(\.databaseValue)
         }
-        try appendMatching(request, of: entity, to: &sql, &arguments)
-        return try read(sql: sql) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+        try appendMatching(request, of: entity, to: &conditions, &prefix)
+        var compiler = SQLiteQueryCompiler(schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity)
+        if let predicate = request.predicate {
+            let resolved = try PredicateResolver.resolve(predicate, for: entity, in: schema)
+            conditions.append(compiler.compile(resolved))
+        }
+        let sorts = try PredicateResolver.resolveSorts(request.sortDescriptors, for: entity, in: schema)
+        return CompiledQuery(
+            layout: layout, compiler: compiler, conditions: conditions, prefixArguments: prefix, sorts: sorts,
+            limit: request.fetchLimit, offset: request.fetchOffset)
     }
 
     public func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID] {
@@ -92,11 +154,51 @@ extension SQLiteStore {
         }
     }
 
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        // Owners by entity: the relationship's storage is the same for an entity's rows.
+        for (entityName, owners) in Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName) {
+            let (entity, layout) = try resolve(entityName)
+            guard let number = entity.relationshipNumber(named: name),
+                let destination = schema.entity(named: entity.relationships[number].destinationEntityName),
+                let destinationLayout = self.layout.entities[destination.name]
+            else { continue }
+            let ownerByKey = Dictionary(owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+            let kinds = destinationLayout.kindNames.map { "'\($0)'" }.joined(separator: ", ")
+            for chunk in stride(from: 0, to: owners.count, by: 500).map({ Array(owners[$0..<Swift.min($0 + 500, owners.count)]) }) {
+                let keys = chunk.compactMap(\.primaryKey)
+                let placeholders = keys.map { _ in "?" }.joined(separator: ", ")
+                let sql: String
+                switch layout.toMany[number] {
+                case .inverseColumn(let table, let column, let orderColumn):
+                    sql = "SELECT \(quoted(column)), \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
+                        + " WHERE \(quoted(column)) IN (\(placeholders)) AND \(quoted(StoreLayout.entityColumn)) IN (\(kinds))"
+                        + " ORDER BY \(quoted(column)), " + (orderColumn.map { "\(quoted($0)), " } ?? "") + quoted(StoreLayout.primaryKeyColumn)
+                case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
+                    sql = "SELECT j.\(quoted(sourceColumn)), j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
+                        + " JOIN \(quoted(destinationLayout.table)) t ON t.\(quoted(StoreLayout.primaryKeyColumn)) = j.\(quoted(targetColumn))"
+                        + " WHERE j.\(quoted(sourceColumn)) IN (\(placeholders))"
+                        + " ORDER BY j.\(quoted(sourceColumn)), " + (positionColumn.map { "j.\(quoted($0)), " } ?? "") + "j.\(quoted(targetColumn))"
+                case nil:
+                    continue
+                }
+                let rows = try read(sql: sql) { db in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys)) }
+                for owner in chunk { result[owner] = [] }
+                for row in rows {
+                    let ownerKey: Int64 = row[0]
+                    guard let owner = ownerByKey[ownerKey] else { continue }
+                    result[owner, default: []].append(ObjectID(entityName: row[2], storeIdentifier: identifier, primaryKey: row[1]))
+                }
+            }
+        }
+        return result
+    }
+
     // MARK: Helpers
 
     /// Adds the request's property-equality conditions, with bound values.
     func appendMatching(
-        _ request: StoreFetchRequest, of entity: Entity, to sql: inout String, _ arguments: inout StatementArguments
+        _ request: StoreFetchRequest, of entity: Entity, to conditions: inout [String], _ arguments: inout [DatabaseValue]
     ) throws {
         for (name, value) in (request.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
@@ -105,10 +207,10 @@ extension SQLiteStore {
                     entityName: entity.name, propertyName: name)
             }
             if value.isNull {
-                sql += " AND \(quoted(name)) IS NULL"
+                conditions.append("t0.\(quoted(name)) IS NULL")
             } else {
-                sql += " AND \(quoted(name)) = ?"
-                arguments += [SQLiteValueCoding.databaseValue(value)]
+                conditions.append("t0.\(quoted(name)) = ?")
+                arguments.append(SQLiteValueCoding.databaseValue(value))
             }
         }
     }
@@ -195,5 +297,91 @@ struct RowDecoder {
         return StoreRow(
             objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
             version: version, attributes: attributes, toOne: toOne)
+    }
+}
+
+extension SQLiteStore {
+    public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
+        guard var query = try makeQuery(request.fetch) else { return [] }
+        let (entity, _) = try resolve(request.fetch.entityName)
+        var resolver = PredicateResolver(schema: schema, entity: entity)
+        var expressions: [String] = []
+        var types: [AttributeType] = []
+        for column in request.columns {
+            switch column {
+            case .property(let key):
+                let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
+                expressions.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
+                types.append(target.type)
+            case .aggregate(.count, nil):
+                expressions.append("COUNT(*)")
+                types.append(.integer64)
+            case .aggregate(let function, let key?):
+                let target = try resolver.resolveSort(QuerySortDescriptor(key: key))
+                let column = query.compiler.propertyColumn(steps: target.steps, number: target.number)
+                let kind = ValueKind(target.type)
+                if function != .count && function != .min && function != .max && !kind.isNumeric {
+                    throw StrataError(
+                        .typeMismatch, "\(function.rawValue) needs a numeric attribute; \(entity.name).\(key) is \(target.type).",
+                        entityName: entity.name, propertyName: key)
+                }
+                if kind == .codable {
+                    throw StrataError(
+                        .typeMismatch, "\(function.rawValue) cannot use the Codable attribute \(entity.name).\(key).",
+                        entityName: entity.name, propertyName: key)
+                }
+                let type = target.type
+                switch (function, kind) {
+                case (.count, _):
+                    expressions.append("COUNT(\(column))")
+                    types.append(.integer64)
+                case (.sum, .decimal), (.average, .decimal):
+                    expressions.append(function == .sum ? "strata_decimal_sum(\(column))" : "strata_decimal_avg(\(column))")
+                    types.append(.decimal)
+                case (.sum, .integer):
+                    expressions.append("IFNULL(SUM(\(column)), 0)")
+                    types.append(.integer64)
+                case (.sum, _):
+                    expressions.append("TOTAL(\(column))")
+                    types.append(.double)
+                case (.average, _):
+                    expressions.append("AVG(\(column))")
+                    types.append(.double)
+                case (.min, _), (.max, _):
+                    let collate = kind == .decimal ? " COLLATE \(SQLiteFunctions.decimalCollation)" : ""
+                    expressions.append("\(function == .min ? "MIN" : "MAX")(\(column)\(collate))")
+                    types.append(type)
+                }
+            case .aggregate(let function, nil):
+                throw StrataError(
+                    .invalidPredicate, "\(function.rawValue) needs an attribute; only count can count rows.", entityName: entity.name)
+            }
+        }
+        var groupTerms: [String] = []
+        for key in request.groupBy {
+            let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
+            groupTerms.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
+        }
+        let groupBy = groupTerms.isEmpty ? "" : " GROUP BY " + groupTerms.joined(separator: ", ")
+        let isAggregate = !groupTerms.isEmpty || request.columns.contains { if case .aggregate = $0 { true } else { false } }
+        // An aggregate over all rows has no row order; groups come in the order of their keys.
+        if isAggregate && groupTerms.isEmpty { query.sorts = [] }
+        let groupOrder = !groupTerms.isEmpty && query.sorts.isEmpty ? " ORDER BY " + groupTerms.joined(separator: ", ") : nil
+        let body = query.sql(withOrder: !isAggregate || !query.sorts.isEmpty, groupBy: groupBy, order: groupOrder)
+        let sql = "SELECT " + (request.returnsDistinctResults ? "DISTINCT " : "") + expressions.joined(separator: ", ") + body
+        let arguments = query.arguments
+        return try read(sql: sql) { db in
+            var rows: [[AttributeValue]] = []
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try cursor.next() {
+                var values: [AttributeValue] = []
+                values.reserveCapacity(types.count)
+                for (index, type) in types.enumerated() {
+                    values.append(SQLiteValueCoding.attributeValue(row[index], type: type))
+                }
+                rows.append(values)
+            }
+            return rows
+        }
     }
 }

@@ -53,6 +53,7 @@ public final class SQLiteStore: PersistentStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "Strata \(url.lastPathComponent)"
+        configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -83,7 +84,9 @@ public final class SQLiteStore: PersistentStore {
         let identifier = UUID().uuidString
         let queue: DatabaseQueue
         do {
-            queue = try DatabaseQueue()
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
+            queue = try DatabaseQueue(configuration: configuration)
             try Self.prepare(queue, layout: layout, schema: schema, identifier: identifier, isNew: true)
         } catch {
             throw StrataError(.storeError, "Could not create an in-memory store.", underlyingError: error)

@@ -1,0 +1,124 @@
+import Foundation
+
+/// The result of a fetch with a batch size: a collection that knows every matching object's
+/// identity up front and loads the objects themselves one batch at a time.
+///
+/// ```swift
+/// var request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+/// request.fetchBatchSize = 1_000
+/// for movie in try context.fetchBatched(request) {   // 1,000 rows in memory at a time
+///     total += movie.boxOffice
+/// }
+/// ```
+///
+/// Only the primary keys of the results are held; reading an element loads its whole batch in
+/// one query and keeps that batch alone, so iterating a million rows uses the memory of one
+/// batch plus eight bytes per row. Objects you keep a reference to stay alive as usual. Like
+/// the context it came from, the collection belongs to one isolation domain.
+public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection {
+    /// A box for the loaded batch, so that reading an element (a non-mutating subscript) can
+    /// replace it.
+    final class Loader {
+        let context: ObjectContext
+        let store: (any PersistentStore)?
+        let entityName: String
+        let fallbackEntity: Entity
+        let keys: [Int64]
+        let entityNames: [String]?
+        let objects: [ManagedObject]?
+        let batchSize: Int
+        var batchIndex = -1
+        var batch: [ManagedObject] = []
+
+        init(
+            context: ObjectContext, store: (any PersistentStore)?, entity: Entity, keys: [Int64], entityNames: [String]?,
+            objects: [ManagedObject]?, batchSize: Int
+        ) {
+            self.context = context
+            self.store = store
+            self.entityName = entity.name
+            self.fallbackEntity = entity
+            self.keys = keys
+            self.entityNames = entityNames
+            self.objects = objects
+            self.batchSize = Swift.max(1, batchSize)
+        }
+
+        func object(at index: Int) -> ManagedObject {
+            if let objects { return objects[index] }
+            let wanted = index / batchSize
+            if wanted != batchIndex { load(wanted) }
+            return batch[index - wanted * batchSize]
+        }
+
+        private func load(_ number: Int) {
+            let range = (number * batchSize)..<Swift.min((number + 1) * batchSize, keys.count)
+            let batchKeys = Array(keys[range])
+            var rows: [Int64: StoreRow] = [:]
+            if let store {
+                let request = StoreFetchRequest(entityName: entityName, includesSubentities: true, primaryKeys: batchKeys)
+                for row in (try? store.fetch(request)) ?? [] {
+                    if let key = row.objectID.primaryKey { rows[key] = row }
+                }
+            }
+            batch = range.map { position in
+                let key = keys[position]
+                let name = entityNames?[position] ?? entityName
+                let id = ObjectID(entityName: name, storeIdentifier: store?.identifier ?? "", primaryKey: key)
+                if let row = rows[key], let object = try? context.materialize(row) { return object }
+                // A row deleted since the keys were read: a fault whose faultingError says so.
+                if let object = try? context.object(with: id) { return object }
+                let entity = context.schema.entity(named: name) ?? fallbackEntity
+                return (entity.objectType as? ManagedObject.Type ?? ManagedObject.self).init(_storedEntity: entity)
+            }
+            batchIndex = number
+        }
+    }
+
+    let loader: Loader
+
+    /// The position of the first result.
+    public var startIndex: Int { 0 }
+    /// The position after the last result.
+    public var endIndex: Int { loader.objects?.count ?? loader.keys.count }
+
+    /// The result at `position`, loading its batch if needed.
+    public subscript(position: Int) -> Model {
+        // Every object of the result is of the request's entity, so the cast holds.
+        loader.object(at: position) as! Model
+    }
+}
+
+extension ObjectContext {
+    /// The objects a request matches, loaded ``FetchRequest/fetchBatchSize`` at a time.
+    ///
+    /// The store returns the matching primary keys in the request's order; elements are loaded
+    /// in batches as they are read (see ``BatchedFetchResults``). When unsaved changes affect
+    /// the result, it is computed in full as ``fetch(_:)`` would.
+    ///
+    /// - Throws: The errors of ``fetch(_:)``.
+    public func fetchBatched<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> BatchedFetchResults<Model> {
+        let query = try query(for: request)
+        if Model.self != ManagedObject.self, !(query.entity.objectType is Model.Type) {
+            throw StrataError(
+                .typeMismatch, "\(query.entity.name) objects are not \(Model.self) objects; fetch them with FetchRequest<ManagedObject>.",
+                entityName: query.entity.name)
+        }
+        _ = try query.predicate.map { try PredicateResolver.resolve($0, for: query.entity, in: schema) }
+        let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : 1_000
+        if usesPendingChanges(query) || parent != nil || container == nil {
+            let objects = try execute(query).filter { $0 is Model }
+            return BatchedFetchResults(
+                loader: .init(
+                    context: self, store: nil, entity: query.entity, keys: [], entityNames: nil, objects: objects,
+                    batchSize: batchSize))
+        }
+        let store = try self.store(forEntity: query.entity)
+        let ids = try store.fetchObjectIDs(query.storeRequest)
+        let polymorphic = query.entity.kindNames.count > 1
+        return BatchedFetchResults(
+            loader: .init(
+                context: self, store: store, entity: query.entity, keys: ids.compactMap(\.primaryKey),
+                entityNames: polymorphic ? ids.map(\.entityName) : nil, objects: nil, batchSize: batchSize))
+    }
+}

@@ -1,0 +1,290 @@
+import Foundation
+
+extension ObjectContext {
+    /// Property values and aggregates instead of objects: Core Data's dictionary result type.
+    ///
+    /// Each result is a dictionary from the names of ``FetchRequest/propertiesToFetch`` (every
+    /// attribute of the entity when empty) to values. With
+    /// ``FetchRequest/propertiesToGroupBy`` there is one result per group, in the order of the
+    /// group keys unless the request has sort descriptors, and
+    /// ``FetchRequest/havingPredicate`` keeps only some groups.
+    ///
+    /// ```swift
+    /// var request = FetchRequest<Movie>(predicate: \.year >= 1990)
+    /// request.propertiesToFetch = [.attribute("director.name", as: "director"), .count(as: "movies")]
+    /// request.propertiesToGroupBy = ["director.name"]
+    /// for row in try context.fetchDictionaries(request) {
+    ///     print(row["director"] ?? .null, row["movies"] ?? .null)
+    /// }
+    /// ```
+    ///
+    /// Everything is computed by the store in SQL, from saved data: unsaved changes in this
+    /// context are not included (as in Core Data). Save first when they should count.
+    ///
+    /// - Throws: ``StrataError`` for unknown keys, aggregates of the wrong type, or store errors.
+    public func fetchDictionaries<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> [[String: AttributeValue]] {
+        let query = try query(for: request)
+        var properties = request.propertiesToFetch
+        if properties.isEmpty {
+            properties = query.entity.attributes.filter { !$0.isTransient }.map { FetchedProperty.attribute($0.name) }
+        }
+        let havingPredicate = request.havingPredicate
+        var fetch = query.storeRequest
+        if havingPredicate != nil {
+            // Groups are filtered here, so the limit and offset apply afterwards.
+            fetch.fetchLimit = nil
+            fetch.fetchOffset = 0
+        }
+        let valuesRequest = StoreValuesRequest(
+            fetch: fetch, columns: properties.map(\.column), groupBy: request.propertiesToGroupBy,
+            returnsDistinctResults: request.returnsDistinctResults)
+        var results: [[String: AttributeValue]] = []
+        for store in try stores(for: query) {
+            for row in try store.fetchValues(valuesRequest) {
+                var dictionary: [String: AttributeValue] = [:]
+                for (property, value) in zip(properties, row) { dictionary[property.name] = value }
+                results.append(dictionary)
+            }
+        }
+        if let havingPredicate {
+            results = try results.filter { try HavingEvaluator.evaluate(havingPredicate, on: $0) }
+            if request.fetchOffset > 0 { results = Array(results.dropFirst(request.fetchOffset)) }
+            if request.fetchLimit > 0 { results = Array(results.prefix(request.fetchLimit)) }
+        }
+        return results
+    }
+
+    /// One aggregate over the saved objects matching a predicate, computed in SQL.
+    func aggregateValue<Model: ManagedObject>(
+        _ function: AggregateFunction, key: String, of type: Model.Type, entityName: String, where predicate: FetchPredicate<Model>?
+    ) throws -> AttributeValue {
+        var request = FetchRequest<Model>(entityName: entityName, predicate: predicate)
+        request.propertiesToFetch = [FetchedProperty(name: "value", column: .aggregate(function, key))]
+        return try fetchDictionaries(request).first?["value"] ?? .null
+    }
+
+    /// The sum of an attribute over the saved objects that match (0 when none do), computed by
+    /// the store without loading objects.
+    ///
+    /// ```swift
+    /// let total: Decimal = try context.sum(\Movie.boxOffice, where: \.year >= 1990)
+    /// let reviews: Int = try context.sum(\Review.stars)
+    /// ```
+    ///
+    /// Integers sum to `Int`, floating-point numbers to `Double`, decimals exactly to `Decimal`.
+    public func sum<Model: PersistentModel, Value: AggregatableAttribute>(
+        _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) throws -> Value.Sum {
+        let value = try aggregateValue(.sum, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        return Value.sum(from: value)
+    }
+
+    /// The average of an attribute over the saved objects that match, or `nil` when none do.
+    ///
+    /// Decimals average exactly to `Decimal`; other numbers to `Double`.
+    public func average<Model: PersistentModel, Value: AggregatableAttribute>(
+        _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) throws -> Value.Average? {
+        let value = try aggregateValue(.average, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        return Value.average(from: value)
+    }
+
+    /// The smallest value of an attribute among the saved objects that match, or `nil`.
+    public func min<Model: PersistentModel, Value: OrderedAttribute>(
+        _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) throws -> Value.Bound? {
+        let value = try aggregateValue(.min, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        return Value.bound(from: value)
+    }
+
+    /// The largest value of an attribute among the saved objects that match, or `nil`.
+    public func max<Model: PersistentModel, Value: OrderedAttribute>(
+        _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) throws -> Value.Bound? {
+        let value = try aggregateValue(.max, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        return Value.bound(from: value)
+    }
+}
+
+/// An attribute type that can be summed and averaged: integers (sum `Int`, average `Double`),
+/// `Double` and `Float` (both `Double`), `Decimal` (both `Decimal`, exact), and optionals of them.
+public protocol AggregatableAttribute: AttributeValueConvertible {
+    /// The type of a sum.
+    associatedtype Sum
+    /// The type of an average.
+    associatedtype Average
+    /// Reads a sum computed by the store.
+    static func sum(from value: AttributeValue) -> Sum
+    /// Reads an average computed by the store (`nil` for no rows).
+    static func average(from value: AttributeValue) -> Average?
+}
+
+/// An attribute type with an order, for `min` and `max`.
+public protocol OrderedAttribute: AttributeValueConvertible {
+    /// The type of the smallest or largest value.
+    associatedtype Bound
+    /// Reads a value computed by the store (`nil` for no rows).
+    static func bound(from value: AttributeValue) -> Bound?
+}
+
+private func integer(_ value: AttributeValue) -> Int? {
+    switch value {
+    case .integer(let number): Int(exactly: number)
+    case .double(let number): Int(exactly: number.rounded())
+    default: nil
+    }
+}
+
+private func double(_ value: AttributeValue) -> Double? {
+    switch value {
+    case .integer(let number): Double(number)
+    case .double(let number): number
+    case .float(let number): Double(number)
+    case .decimal(let number): NSDecimalNumber(decimal: number).doubleValue
+    default: nil
+    }
+}
+
+extension AggregatableAttribute where Self: BinaryInteger {
+    /// The sum as an `Int`.
+    public static func sum(from value: AttributeValue) -> Int { integer(value) ?? 0 }
+    /// The average as a `Double`.
+    public static func average(from value: AttributeValue) -> Double? { double(value) }
+}
+
+extension AggregatableAttribute where Self: BinaryFloatingPoint {
+    /// The sum as a `Double`.
+    public static func sum(from value: AttributeValue) -> Double { double(value) ?? 0 }
+    /// The average as a `Double`.
+    public static func average(from value: AttributeValue) -> Double? { double(value) }
+}
+
+extension Int: AggregatableAttribute {}
+extension Int16: AggregatableAttribute {}
+extension Int32: AggregatableAttribute {}
+extension Int64: AggregatableAttribute {}
+extension Double: AggregatableAttribute {}
+extension Float: AggregatableAttribute {}
+
+extension Decimal: AggregatableAttribute {
+    /// The exact sum.
+    public static func sum(from value: AttributeValue) -> Decimal { ValueComparison.decimal(value) ?? 0 }
+    /// The exact average.
+    public static func average(from value: AttributeValue) -> Decimal? { ValueComparison.decimal(value) }
+}
+
+extension Optional: AggregatableAttribute where Wrapped: AggregatableAttribute {
+    /// The wrapped type's sum.
+    public static func sum(from value: AttributeValue) -> Wrapped.Sum { Wrapped.sum(from: value) }
+    /// The wrapped type's average.
+    public static func average(from value: AttributeValue) -> Wrapped.Average? { Wrapped.average(from: value) }
+}
+
+extension OrderedAttribute where Self: BinaryInteger {
+    /// The value as an `Int`.
+    public static func bound(from value: AttributeValue) -> Int? { integer(value) }
+}
+
+extension OrderedAttribute where Self: BinaryFloatingPoint {
+    /// The value as a `Double`.
+    public static func bound(from value: AttributeValue) -> Double? { double(value) }
+}
+
+extension Int: OrderedAttribute {}
+extension Int16: OrderedAttribute {}
+extension Int32: OrderedAttribute {}
+extension Int64: OrderedAttribute {}
+extension Double: OrderedAttribute {}
+extension Float: OrderedAttribute {}
+
+extension Decimal: OrderedAttribute {
+    /// The exact value.
+    public static func bound(from value: AttributeValue) -> Decimal? { ValueComparison.decimal(value) }
+}
+
+extension Date: OrderedAttribute {
+    /// The date.
+    public static func bound(from value: AttributeValue) -> Date? {
+        if case .date(let date) = value { return date }
+        return nil
+    }
+}
+
+extension String: OrderedAttribute {
+    /// The string.
+    public static func bound(from value: AttributeValue) -> String? {
+        if case .string(let text) = value { return text }
+        return nil
+    }
+}
+
+extension Optional: OrderedAttribute where Wrapped: OrderedAttribute {
+    /// The wrapped type's value.
+    public static func bound(from value: AttributeValue) -> Wrapped.Bound? { Wrapped.bound(from: value) }
+}
+
+/// Evaluates a having predicate on the rows of a grouped dictionary fetch: key paths name
+/// fetched properties, the other side is a constant.
+enum HavingEvaluator {
+    static func evaluate(_ predicate: QueryPredicate, on row: [String: AttributeValue]) throws -> Bool {
+        switch predicate {
+        case .constant(let value): return value
+        case .and(let parts): return try parts.allSatisfy { try evaluate($0, on: row) }
+        case .or(let parts): return try parts.contains { try evaluate($0, on: row) }
+        case .not(let part): return try !evaluate(part, on: row)
+        case .comparison(let comparison):
+            guard case .keyPath(let key) = comparison.left else {
+                throw StrataError(.invalidPredicate, "A having predicate compares a fetched property (by its name) with a value.")
+            }
+            guard let value = row[key] else {
+                throw StrataError(
+                    .unknownKey, "The having predicate names '\(key)', which is not a fetched property." + didYouMean(key, in: row.keys),
+                    propertyName: key)
+            }
+            let kind = kind(of: value)
+            func constant(_ expression: QueryExpression) throws -> AttributeValue {
+                guard case .value(let constant) = expression else {
+                    throw StrataError(.invalidPredicate, "A having predicate compares \(key) with a constant.", propertyName: key)
+                }
+                return constant
+            }
+            switch comparison.comparisonOperator {
+            case .in:
+                guard case .list(let items) = comparison.right else { throw StrataError(.invalidPredicate, "IN needs a list.") }
+                return try items.contains { ValueComparison.compare(value, try constant($0), as: kind) == 0 }
+            case .between:
+                guard case .list(let items) = comparison.right, items.count == 2 else {
+                    throw StrataError(.invalidPredicate, "BETWEEN needs a list of two values.")
+                }
+                guard let low = ValueComparison.compare(value, try constant(items[0]), as: kind),
+                    let high = ValueComparison.compare(value, try constant(items[1]), as: kind)
+                else { return false }
+                return low >= 0 && high <= 0
+            default:
+                let other = try constant(comparison.right)
+                let order = ValueComparison.compare(value, other, as: kind)
+                switch comparison.comparisonOperator {
+                case .equalTo: return value.isNull ? other.isNull : order == 0
+                case .notEqualTo: return value.isNull ? !other.isNull : order != 0
+                case .lessThan: return order.map { $0 < 0 } ?? false
+                case .lessThanOrEqualTo: return order.map { $0 <= 0 } ?? false
+                case .greaterThan: return order.map { $0 > 0 } ?? false
+                case .greaterThanOrEqualTo: return order.map { $0 >= 0 } ?? false
+                default:
+                    throw StrataError(
+                        .invalidPredicate, "A having predicate supports ==, !=, <, <=, >, >=, IN and BETWEEN.", propertyName: key)
+                }
+            }
+        }
+    }
+
+    private static func kind(of value: AttributeValue) -> ValueKind {
+        switch value {
+        case .decimal: .decimal
+        case .string, .url: .string
+        case .data, .codable: .data
+        case .uuid: .uuid
+        default: .double
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+
+/// A fetch request without its model type, as contexts run it.
+struct ObjectQuery {
+    var entity: Entity
+    var predicate: QueryPredicate?
+    var sortDescriptors: [QuerySortDescriptor]
+    var fetchLimit: Int
+    var fetchOffset: Int
+    var includesPendingChanges: Bool
+    var includesSubentities: Bool
+    var affectedStores: [String]?
+    var prefetching: [String] = []
+
+    var storeRequest: StoreFetchRequest {
+        StoreFetchRequest(
+            entityName: entity.name, includesSubentities: includesSubentities, predicate: predicate,
+            sortDescriptors: sortDescriptors, fetchLimit: fetchLimit > 0 ? fetchLimit : nil, fetchOffset: max(0, fetchOffset))
+    }
+}
+
+extension ObjectContext {
+    /// The objects a request matches, in its order.
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
+    /// let movies = try context.fetch(request)
+    /// ```
+    ///
+    /// With ``FetchRequest/includesPendingChanges`` (the default) the result reflects this
+    /// context's unsaved changes: inserted objects that match are included, deleted ones left
+    /// out, and edited ones judged and sorted by their current values. Without unsaved changes
+    /// the store does all the work in one SQL query.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/unknownKey`` (a key the entity does
+    ///   not have, with the closest one), ``StrataError/Code/typeMismatch`` (a value of the wrong
+    ///   type), ``StrataError/Code/invalidPredicate``, or a store error.
+    public func fetch<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> [Model] {
+        let objects = try execute(try query(for: request))
+        return objects.compactMap { $0 as? Model }
+    }
+
+    /// The objects of a class that match a predicate, sorted, at most `limit` of them.
+    ///
+    /// ```swift
+    /// let recent = try context.fetch(Movie.self, where: \.year >= 1990, sortedBy: [.descending(\.releaseDate)], limit: 20)
+    /// ```
+    public func fetch<Model: PersistentModel>(
+        _ type: Model.Type, where predicate: FetchPredicate<Model>?, sortedBy sortDescriptors: [FetchSortDescriptor<Model>] = [],
+        limit: Int = 0
+    ) throws -> [Model] {
+        var request = FetchRequest<Model>(predicate: predicate, sortDescriptors: sortDescriptors)
+        request.fetchLimit = limit
+        return try fetch(request)
+    }
+
+    /// The IDs of the objects a request matches, in its order (Core Data's `managedObjectIDResultType`).
+    public func fetchObjectIDs<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> [ObjectID] {
+        let query = try query(for: request)
+        if !usesPendingChanges(query), parent == nil, container != nil {
+            var ids: [ObjectID] = []
+            for store in try stores(for: query) { ids += try store.fetchObjectIDs(query.storeRequest) }
+            return ids
+        }
+        return try execute(query).map(\.objectID)
+    }
+
+    /// The number of objects a request matches, counted in the store when there are no unsaved
+    /// changes to account for.
+    public func count<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> Int {
+        let query = try query(for: request)
+        if !usesPendingChanges(query), parent == nil, container != nil {
+            var total = 0
+            for store in try stores(for: query) { total += try store.count(query.storeRequest) }
+            return total
+        }
+        return try execute(query).count
+    }
+
+    /// Deletes every object of a class that matches a predicate (all of them when `nil`);
+    /// the deletions are saved with the next ``save()``.
+    ///
+    /// - Returns: The number of objects deleted.
+    @discardableResult
+    public func removeInstances<Model: PersistentModel>(of type: Model.Type, matching predicate: FetchPredicate<Model>? = nil) throws -> Int {
+        let objects = try fetch(FetchRequest<Model>(predicate: predicate))
+        for object in objects { delete(object) }
+        return objects.count
+    }
+
+    // MARK: Running queries
+
+    func query<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> ObjectQuery {
+        guard let entity = schema.entity(named: request.entityName) else {
+            throw StrataError(
+                .unknownKey,
+                "The schema has no entity named '\(request.entityName)'." + didYouMean(request.entityName, in: schema.entities.map(\.name)),
+                entityName: request.entityName)
+        }
+        return ObjectQuery(
+            entity: entity, predicate: request.predicate?.tree, sortDescriptors: request.sortDescriptors.map(\.descriptor),
+            fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, includesPendingChanges: request.includesPendingChanges,
+            includesSubentities: request.includesSubentities, affectedStores: request.affectedStores,
+            prefetching: request.relationshipKeyPathsForPrefetching)
+    }
+
+    /// Whether unsaved changes can affect the query's result.
+    func usesPendingChanges(_ query: ObjectQuery) -> Bool {
+        query.includesPendingChanges && hasChanges
+    }
+
+    func stores(for query: ObjectQuery) throws -> [any PersistentStore] {
+        let store = try self.store(forEntity: query.entity)
+        if let affected = query.affectedStores, !affected.contains(store.identifier) { return [] }
+        return [store]
+    }
+
+    /// Runs a query: in the store alone when no unsaved change can affect it, otherwise over the
+    /// store's candidates and this context's objects, evaluated and sorted in memory.
+    func execute(_ query: ObjectQuery) throws -> [ManagedObject] {
+        // Check keys and types first, so a bad predicate fails the same way on every path.
+        let predicate = try query.predicate.map { try PredicateResolver.resolve($0, for: query.entity, in: schema) }
+        let sorts = try PredicateResolver.resolveSorts(query.sortDescriptors, for: query.entity, in: schema)
+        if parent == nil, container != nil, !usesPendingChanges(query) {
+            var objects: [ManagedObject] = []
+            for store in try stores(for: query) {
+                for row in try store.fetch(query.storeRequest) { objects.append(try materialize(row)) }
+            }
+            try prefetch(query.prefetching, for: objects)
+            return objects
+        }
+        var candidates: [ManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        func consider(_ object: ManagedObject) {
+            if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
+        }
+        var wide = query
+        wide.fetchLimit = 0
+        wide.fetchOffset = 0
+        wide.sortDescriptors = []
+        if let parent {
+            // The parent judges by its own state; the child's edits may change the answer, so
+            // every object of the entity is a candidate.
+            wide.predicate = nil
+            for source in try parent.execute(wide) { consider(adopt(source)) }
+        } else if container != nil {
+            for store in try stores(for: query) {
+                for row in try store.fetch(wide.storeRequest) { consider(try materialize(row)) }
+            }
+        }
+        if query.includesPendingChanges {
+            for object in registered.values where !object._isFault && object.entity.isKind(of: query.entity) { consider(object) }
+            for key in insertionOrder {
+                if let object = inserted[key], object.entity.isKind(of: query.entity) { consider(object) }
+            }
+        }
+        let evaluator = predicate.map(PredicateEvaluator.init)
+        var matches = candidates.filter { object in
+            if query.includesPendingChanges && object.isDeleted { return false }
+            if !query.includesSubentities && object.entity.name != query.entity.name { return false }
+            return evaluator?.evaluate(object) ?? true
+        }
+        sortInMemory(&matches, by: sorts)
+        if query.fetchOffset > 0 { matches = Array(matches.dropFirst(query.fetchOffset)) }
+        if query.fetchLimit > 0 { matches = Array(matches.prefix(query.fetchLimit)) }
+        try prefetch(query.prefetching, for: matches)
+        return matches
+    }
+
+    /// Sorts objects as the store's `ORDER BY` does: by each key (nil first when ascending),
+    /// then saved objects by primary key, then unsaved ones in insertion order.
+    func sortInMemory(_ objects: inout [ManagedObject], by sorts: [ResolvedSort]) {
+        var insertionIndex: [ObjectIdentifier: Int] = [:]
+        for (index, key) in insertionOrder.enumerated() { insertionIndex[key] = index }
+        func tiebreak(_ object: ManagedObject) -> (Int, Int64) {
+            if let key = object.objectID.primaryKey { return (0, key) }
+            return (1, Int64(insertionIndex[ObjectIdentifier(object)] ?? Int.max))
+        }
+        // Read every key once.
+        let keyed = objects.map { object -> (ManagedObject, [AttributeValue], (Int, Int64)) in
+            let values = sorts.map { sort -> AttributeValue in
+                guard let target = PredicateEvaluator.follow(sort.steps, from: object) else { return .null }
+                return PredicateEvaluator.attribute(sort.number, of: target)
+            }
+            return (object, values, tiebreak(object))
+        }
+        let sorted = keyed.sorted { a, b in
+            for (index, sort) in sorts.enumerated() {
+                let order = Self.compareForSort(a.1[index], b.1[index], sort)
+                if order != 0 { return sort.ascending ? order < 0 : order > 0 }
+            }
+            return a.2 < b.2
+        }
+        objects = sorted.map(\.0)
+    }
+
+    static func compareForSort(_ a: AttributeValue, _ b: AttributeValue, _ sort: ResolvedSort) -> Int {
+        switch (a.isNull, b.isNull) {
+        case (true, true): return 0
+        case (true, false): return -1
+        case (false, true): return 1
+        default: break
+        }
+        let kind = ValueKind(sort.type)
+        if kind.isTextual, sort.comparison != .standard, let x = ValueComparison.text(a), let y = ValueComparison.text(b) {
+            switch SortOrdering.compare(x, y, sort.comparison) {
+            case .orderedAscending: return -1
+            case .orderedDescending: return 1
+            case .orderedSame: return 0
+            }
+        }
+        return ValueComparison.compare(a, b, as: kind) ?? 0
+    }
+
+    /// Loads the named relationships of `objects` (dotted paths through to-one relationships
+    /// end in any relationship) with one store query per relationship and entity.
+    func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
+        for keyPath in keyPaths {
+            var level = objects
+            for name in keyPath.split(separator: ".").map(String.init) {
+                level = try prefetchRelationship(named: name, of: level)
+            }
+        }
+    }
+
+    private func prefetchRelationship(named name: String, of objects: [ManagedObject]) throws -> [ManagedObject] {
+        var next: [ManagedObject] = []
+        var faults: [ObjectID] = []
+        var toManyOwners: [ManagedObject] = []
+        for object in objects {
+            if object._isFault { object._fireFault() }
+            guard let number = object.entity.relationshipNumber(named: name) else {
+                throw StrataError(
+                    .unknownKey,
+                    "\(object.entity.name) has no relationship named '\(name)' to prefetch."
+                        + didYouMean(name, in: object.entity.relationships.map(\.name)),
+                    entityName: object.entity.name, propertyName: name)
+            }
+            if object.entity.relationships[number].isToMany {
+                if object._relationships[number].isFault { toManyOwners.append(object) } else { next += object._relationships[number].objects }
+            } else if case .toOne(let target?) = object._relationships[number] {
+                if target._isFault { faults.append(target.objectID) }
+                next.append(target)
+            }
+        }
+        // To-one targets: one query per entity for all the faults.
+        try fulfillFaults(faults)
+        // To-many: one query for every owner's members, then their rows in one more.
+        if !toManyOwners.isEmpty, parent == nil, container != nil {
+            var memberIDs: [ObjectID] = []
+            for (storeIdentifier, owners) in Dictionary(grouping: toManyOwners, by: { $0.objectID.storeIdentifier ?? "" }) {
+                guard let store = container?.store(withIdentifier: storeIdentifier) else { continue }
+                let members = try store.relatedObjectIDs(of: owners.map(\.objectID), relationshipNamed: name)
+                for owner in owners {
+                    guard let number = owner.entity.relationshipNumber(named: name), owner._relationships[number].isFault else { continue }
+                    let objects = (members[owner.objectID] ?? []).compactMap { try? self.object(with: $0) }
+                    owner._relationships[number] = .toMany(objects)
+                    if owner._committedRelationships?[number].isFault == true {
+                        owner._committedRelationships?[number] = .toMany(objects)
+                    }
+                    memberIDs += objects.filter(\._isFault).map(\.objectID)
+                    next += objects
+                }
+            }
+            try fulfillFaults(memberIDs)
+        }
+        return next
+    }
+
+    /// Loads the rows of many faults with one query per entity.
+    func fulfillFaults(_ objectIDs: [ObjectID]) throws {
+        guard parent == nil, container != nil, !objectIDs.isEmpty else { return }
+        let byEntity = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName)
+        for (entityName, ids) in byEntity {
+            guard let entity = schema.entity(named: entityName) else { continue }
+            let store = try self.store(forEntity: entity)
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<Swift.min($0 + 500, ids.count)]) }) {
+                let request = StoreFetchRequest(entityName: entityName, includesSubentities: false, primaryKeys: chunk.compactMap(\.primaryKey))
+                for row in try store.fetch(request) { _ = try materialize(row) }
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+extension FetchRequest {
+    /// Creates a request whose predicate is an `NSPredicate`-style format string.
+    ///
+    /// ```swift
+    /// let request = try FetchRequest<Movie>(format: "title BEGINSWITH[c] %@ AND reviews.@count > 3", "the")
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for a malformed string (with its offset).
+    public init(format: String, _ arguments: any PredicateArgument...) throws {
+        self.init(entityName: Model.entity.name, predicate: FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
+    }
+
+    /// The request with a format-string predicate added (with `AND`).
+    public func `where`(format: String, _ arguments: any PredicateArgument...) throws -> Self {
+        self.where(FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
+    }
+}
+
+extension FetchPredicate {
+    /// Creates a predicate from an `NSPredicate`-style format string.
+    ///
+    /// ```swift
+    /// let predicate = try FetchPredicate<Movie>(format: "title BEGINSWITH[c] %@ AND year > %d", "the", 1990)
+    /// ```
+    ///
+    /// Keys are checked against the entity when the predicate is used in a fetch.
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for a malformed string, with the offset
+    ///   of the problem and what was expected.
+    public init(format: String, _ arguments: any PredicateArgument...) throws {
+        self.init(try QueryPredicate(format: format, argumentArray: arguments))
+    }
+}
+
+extension FetchRequest {
+    /// Creates a request whose predicate is a Foundation `#Predicate`.
+    ///
+    /// ```swift
+    /// let request = try FetchRequest(#Predicate<Movie> { $0.boxOffice > 100 && $0.title.starts(with: "The") })
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/unsupportedPredicate`` naming a construct Strata cannot
+    ///   translate; ``StrataError/Code/unknownKey`` for a property that is not stored.
+    public init(_ predicate: Foundation.Predicate<Model>, sortDescriptors: [FetchSortDescriptor<Model>] = []) throws
+    where Model: PersistentModel {
+        self.init(predicate: try FetchPredicate(predicate), sortDescriptors: sortDescriptors)
+    }
+}

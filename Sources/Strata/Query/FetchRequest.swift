@@ -1,0 +1,173 @@
+import Foundation
+
+/// A description of which objects to fetch, in what order and how many: Core Data's
+/// `NSFetchRequest`, typed by the model class.
+///
+/// ```swift
+/// var request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.descending(\.releaseDate)])
+/// request.fetchLimit = 20
+/// let movies = try context.fetch(request)
+///
+/// // The same, built by chaining:
+/// let same = FetchRequest<Movie>().where(\.year >= 1990).sorted(by: .descending(\.releaseDate)).limit(20)
+/// ```
+///
+/// Requests are `Sendable` values; build them anywhere and run them on any context. Key paths
+/// and values are checked when the request runs: an unknown key or a value of the wrong type
+/// throws ``StrataError`` before the store is touched.
+public struct FetchRequest<Model: ManagedObject>: Sendable, Hashable {
+    /// The entity whose objects are fetched (the model class's entity by default).
+    public var entityName: String
+    /// Which objects match; all of them when `nil`.
+    public var predicate: FetchPredicate<Model>?
+    /// The order of the results. Ties, and everything when there are none, keep the order the
+    /// objects were saved in; unsaved inserted objects come after saved ones.
+    public var sortDescriptors: [FetchSortDescriptor<Model>]
+    /// At most this many results; 0 means no limit.
+    public var fetchLimit: Int = 0
+    /// Results to skip before the first one returned.
+    public var fetchOffset: Int = 0
+    /// Objects are loaded from the store this many at a time (0: all at once), so memory stays
+    /// flat over huge results; see ``ObjectContext/fetchBatched(_:)``.
+    public var fetchBatchSize: Int = 0
+    /// Whether the context's unsaved changes count: matching inserted objects are included,
+    /// deleted ones left out, and edited ones judged (and sorted) by their current values.
+    public var includesPendingChanges = true
+    /// Whether objects of subentities are included.
+    public var includesSubentities = true
+    /// Relationships (dotted key paths) to load together with the results, in one query per
+    /// relationship instead of one per object.
+    public var relationshipKeyPathsForPrefetching: [String] = []
+    /// The identifiers of the stores to search; every store holding the entity when `nil`.
+    public var affectedStores: [String]?
+    /// The columns of a dictionary fetch (``ObjectContext/fetchDictionaries(_:)``); every
+    /// attribute when empty.
+    public var propertiesToFetch: [FetchedProperty] = []
+    /// Key paths whose values group the rows of a dictionary fetch: one result per group.
+    public var propertiesToGroupBy: [String] = []
+    /// Which groups a grouped dictionary fetch keeps, by the names of the fetched properties
+    /// (`"movies > 1"`).
+    public var havingPredicate: QueryPredicate?
+    /// Whether a dictionary fetch leaves out duplicate rows.
+    public var returnsDistinctResults = false
+
+    /// Creates a request for the objects of an `@Entity` class.
+    public init(predicate: FetchPredicate<Model>? = nil, sortDescriptors: [FetchSortDescriptor<Model>] = []) {
+        self.entityName = Model.entity.name
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+
+    /// Creates a request for the objects of the entity named `entityName`, for models without
+    /// classes (`FetchRequest<ManagedObject>(entityName: "Book")`).
+    public init(entityName: String, predicate: FetchPredicate<Model>? = nil, sortDescriptors: [FetchSortDescriptor<Model>] = []) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+
+    /// The request with `predicate` added (with `AND`) to its predicate.
+    public func `where`(_ predicate: FetchPredicate<Model>) -> Self {
+        var copy = self
+        copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
+        return copy
+    }
+
+    /// The request with these sort descriptors after its own.
+    public func sorted(by descriptors: FetchSortDescriptor<Model>...) -> Self {
+        var copy = self
+        copy.sortDescriptors += descriptors
+        return copy
+    }
+
+    /// The request with a fetch limit.
+    public func limit(_ count: Int) -> Self {
+        var copy = self
+        copy.fetchLimit = count
+        return copy
+    }
+
+    /// The request with a fetch offset.
+    public func offset(_ count: Int) -> Self {
+        var copy = self
+        copy.fetchOffset = count
+        return copy
+    }
+}
+
+// MARK: String-key builders
+
+extension FetchRequest {
+    /// A request for every object of the class (MHCoreDataKit's `fetchingAll()`).
+    public static func fetchingAll() -> Self where Model: PersistentModel { Self() }
+
+    /// Objects whose `key` equals `value`.
+    public static func fetchingBy(key: String, value: any PredicateArgument) -> Self where Model: PersistentModel {
+        Self(predicate: FetchPredicate(.comparison(.keyPath(key), .equalTo, value.predicateExpression)))
+    }
+
+    /// Objects where every key equals its value (`AND`).
+    public static func fetchingBy(pairs: [(key: String, value: any PredicateArgument)]) -> Self where Model: PersistentModel {
+        Self(predicate: FetchPredicate(.and(pairs.map { .comparison(.keyPath($0.key), .equalTo, $0.value.predicateExpression) })))
+    }
+
+    /// Objects where every one of `keys` equals `value` (`AND`).
+    public static func fetchingBy(keys: [String], value: any PredicateArgument) -> Self where Model: PersistentModel {
+        Self(predicate: FetchPredicate(.and(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) })))
+    }
+
+    /// Objects where at least one of `keys` equals `value` (`OR`).
+    public static func fetchingFor(keys: [String], value: any PredicateArgument) -> Self where Model: PersistentModel {
+        Self(predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) })))
+    }
+
+    /// Objects whose `key` equals one of `values` (`IN`).
+    public static func fetchingFor(key: String, values: [any PredicateArgument]) -> Self where Model: PersistentModel {
+        Self(predicate: FetchPredicate(.comparison(.keyPath(key), .in, .list(values.map(\.predicateExpression)))))
+    }
+
+    /// Objects where at least one of `keys` equals one of `values`.
+    public static func fetchingFor(keys: [String], values: [any PredicateArgument]) -> Self where Model: PersistentModel {
+        let list = QueryExpression.list(values.map(\.predicateExpression))
+        return Self(predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .in, list) })))
+    }
+
+    /// The request sorted by one more key.
+    public func sortedBy(key: String, ascending: Bool = true) -> Self {
+        var copy = self
+        copy.sortDescriptors.append(FetchSortDescriptor(key: key, ascending: ascending))
+        return copy
+    }
+
+    /// The request sorted by more keys, all in one direction.
+    public func sortedBy(keys: [String], ascending: Bool = true) -> Self {
+        var copy = self
+        copy.sortDescriptors += keys.map { FetchSortDescriptor(key: $0, ascending: ascending) }
+        return copy
+    }
+}
+
+/// A model class with a default order, for ``FetchRequest/sortedFetchRequest``.
+///
+/// ```swift
+/// extension Movie: DefaultSortable {
+///     static var defaultSortDescriptors: [FetchSortDescriptor<Movie>] { [.ascending(\.title)] }
+/// }
+/// let all = try context.fetch(Movie.sortedFetchRequest)
+/// ```
+public protocol DefaultSortable: PersistentModel {
+    /// The order objects of this class are listed in when nothing else is asked for.
+    static var defaultSortDescriptors: [FetchSortDescriptor<Self>] { get }
+}
+
+extension DefaultSortable {
+    /// A request for every object, in the class's default order.
+    public static var sortedFetchRequest: FetchRequest<Self> {
+        FetchRequest(sortDescriptors: defaultSortDescriptors)
+    }
+
+    /// A request for the objects matching `predicate`, in the class's default order.
+    public static func sortedFetchRequest(where predicate: FetchPredicate<Self>) -> FetchRequest<Self> {
+        FetchRequest(predicate: predicate, sortDescriptors: defaultSortDescriptors)
+    }
+}

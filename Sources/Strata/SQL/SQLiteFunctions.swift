@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+
+/// The functions and collations every Strata SQLite connection registers, so that SQL gives
+/// predicates and sort descriptors the meaning the in-memory evaluator gives them (both call
+/// the same Swift code: ``StringFolding``, ``StringMatching``, ``ValueComparison``).
+enum SQLiteFunctions {
+    static let decimalCollation = "strata_decimal"
+    static let caseInsensitiveCollation = "strata_nocase"
+    static let localizedCollation = "strata_localized"
+
+    static func register(in db: Database) {
+        db.add(function: fold)
+        db.add(function: endsWith)
+        db.add(function: like)
+        db.add(function: matches)
+        db.add(function: DatabaseFunction("strata_decimal_sum", argumentCount: 1, pure: true, aggregate: DecimalSum.self))
+        db.add(function: DatabaseFunction("strata_decimal_avg", argumentCount: 1, pure: true, aggregate: DecimalAverage.self))
+        db.add(collation: DatabaseCollation(decimalCollation) { SortOrdering.compareDecimalText($0, $1) })
+        db.add(collation: DatabaseCollation(caseInsensitiveCollation) { SortOrdering.compare($0, $1, .caseInsensitive) })
+        db.add(collation: DatabaseCollation(localizedCollation) { SortOrdering.compare($0, $1, .localizedStandard) })
+    }
+
+    private static func string(_ value: DatabaseValue) -> String? {
+        String.fromDatabaseValue(value)
+    }
+
+    static let fold = DatabaseFunction("strata_fold", argumentCount: 2, pure: true) { values in
+        guard let text = string(values[0]), let options = Int.fromDatabaseValue(values[1]) else { return nil }
+        return StringFolding.fold(text, ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: options)))
+    }
+
+    static let endsWith = DatabaseFunction("strata_ends_with", argumentCount: 2, pure: true) { values in
+        guard let text = string(values[0]), let suffix = string(values[1]) else { return nil }
+        return StringMatching.endsWith(text, suffix)
+    }
+
+    static let like = DatabaseFunction("strata_like", argumentCount: 2, pure: true) { values in
+        guard let text = string(values[0]), let pattern = string(values[1]) else { return nil }
+        return StringMatching.like(text, pattern)
+    }
+
+    static let matches = DatabaseFunction("strata_matches", argumentCount: 3, pure: true) { values in
+        guard let text = string(values[0]), let pattern = string(values[1]), let options = Int.fromDatabaseValue(values[2]) else {
+            return nil
+        }
+        return try StringMatching.matches(text, pattern, options: ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: options)))
+    }
+
+    /// Exact sum of decimal text values; 0 for no rows, as `@sum` and `sum` promise.
+    struct DecimalSum: DatabaseAggregate {
+        var total = Decimal(0)
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if let value = SortOrdering.decimal(dbValues[0]) { total += value }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? { total.description }
+    }
+
+    /// Exact average of decimal text values; `NULL` for no rows.
+    struct DecimalAverage: DatabaseAggregate {
+        var total = Decimal(0)
+        var count = 0
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if let value = SortOrdering.decimal(dbValues[0]) {
+                total += value
+                count += 1
+            }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? {
+            count == 0 ? nil : (total / Decimal(count)).description
+        }
+    }
+}
+
+/// String and decimal orderings shared by sort descriptors in memory and SQLite collations.
+enum SortOrdering {
+    static func compare(_ a: String, _ b: String, _ comparison: SortComparison) -> ComparisonResult {
+        switch comparison {
+        case .standard:
+            return result(ValueComparison.compareBytes(a.utf8, b.utf8))
+        case .caseInsensitive:
+            return result(
+                ValueComparison.compareBytes(
+                    StringFolding.fold(a, .caseInsensitive).utf8, StringFolding.fold(b, .caseInsensitive).utf8))
+        case .localizedStandard:
+            let order = a.compare(b, options: [.caseInsensitive, .diacriticInsensitive, .numeric, .widthInsensitive])
+            // Strings equal under the localized comparison still need one stable order.
+            return order == .orderedSame ? result(ValueComparison.compareBytes(a.utf8, b.utf8)) : order
+        }
+    }
+
+    static func result(_ order: Int) -> ComparisonResult {
+        order < 0 ? .orderedAscending : (order > 0 ? .orderedDescending : .orderedSame)
+    }
+
+    static func compareDecimalText(_ a: String, _ b: String) -> ComparisonResult {
+        let posix = Locale(identifier: "en_US_POSIX")
+        guard let x = Decimal(string: a, locale: posix), let y = Decimal(string: b, locale: posix) else {
+            return result(ValueComparison.compareBytes(a.utf8, b.utf8))
+        }
+        return x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+    }
+
+    static func decimal(_ value: DatabaseValue) -> Decimal? {
+        switch value.storage {
+        case .int64(let number): return Decimal(number)
+        case .double(let number): return AttributeValue.double(number).converted(to: .decimal).flatMap(ValueComparison.decimal)
+        case .string(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        default: return nil
+        }
+    }
+}

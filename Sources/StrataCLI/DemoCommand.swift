@@ -42,7 +42,8 @@ struct DemoCommand: ParsableCommand {
         print("\nAn SQLite store at \(url.path):", to: &output)
         do {
             let container = try PersistentContainer(
-                name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(url)])
+                name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self],
+                storeDescriptions: [.sqlite(url)])
             let context = container.newBackgroundContext()
             if try context.count(for: Movie.self) == 0 {
                 let mann = Director(context: context)
@@ -59,7 +60,11 @@ struct DemoCommand: ParsableCommand {
                 ] as [(String, Director, Int, String, [Int16])] {
                     let movie = Movie(context: context)
                     movie.title = title
-                    movie.releaseDate = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"), year: year, month: 6, day: 1).date
+                    movie.releaseDate =
+                        DateComponents(
+                            calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"),
+                            year: year, month: 6, day: 1
+                        ).date
                     movie.boxOffice = Decimal(string: gross) ?? 0
                     movie.director = director
                     for value in stars {
@@ -86,7 +91,9 @@ struct DemoCommand: ParsableCommand {
         for movie in try context.fetch(Movie.self).sorted(by: { $0.title < $1.title }) {
             let year = movie.releaseDate.map { formatter.string(from: $0) } ?? "?"
             let stars = movie.reviews.map(\.stars).sorted(by: >).map(String.init).joined(separator: ", ")
-            print("  - \(movie.title) (\(year)) by \(movie.director?.name ?? "?"), box office $\(movie.boxOffice), reviews: \(stars)", to: &output)
+            print(
+                "  - \(movie.title) (\(year)) by \(movie.director?.name ?? "?"), box office $\(movie.boxOffice), reviews: \(stars)",
+                to: &output)
         }
         for person in try context.fetch(entityName: "Person") {
             let name = (try? person.value(forKey: "name") as? String) ?? "?"
@@ -106,9 +113,12 @@ struct DemoCommand: ParsableCommand {
         let format = "ANY reviews.stars == 5 AND title BEGINSWITH[c] %@"
         let praised = try context.fetch(FetchRequest<Movie>(format: format, "h"))
         print("  format      \(format) -> \(praised.map(\.title))", to: &output)
-        let rich = try context.fetch(FetchRequest(predicate: try FetchPredicate(#Predicate<Movie> { $0.boxOffice > 100_000_000 })).sorted(by: .ascending(\.title)))
+        let rich = try context.fetch(
+            FetchRequest(predicate: try FetchPredicate(#Predicate<Movie> { $0.boxOffice > 100_000_000 })).sorted(
+                by: .ascending(\.title)))
         print("  #Predicate  { $0.boxOffice > 100_000_000 } -> \(rich.map(\.title))", to: &output)
-        let folded = try context.fetch(Movie.self, where: (\Movie.title).equal(to: "RÖNIN", options: [.caseInsensitive, .diacriticInsensitive]))
+        let folded = try context.fetch(
+            Movie.self, where: (\Movie.title).equal(to: "RÖNIN", options: [.caseInsensitive, .diacriticInsensitive]))
         print("  folding     title ==[cd] \"RÖNIN\" -> \(folded.map(\.title))", to: &output)
         do {
             _ = try context.fetch(FetchRequest<Movie>(format: "titel == %@", "Heat"))
@@ -126,10 +136,14 @@ struct DemoCommand: ParsableCommand {
         let average = try context.average(\Review.stars) ?? 0
         print("  total box office $\(total), average review \(String(format: "%.2f", average)) stars", to: &output)
         var request = FetchRequest<Movie>(sortDescriptors: [FetchSortDescriptor(key: "director.name")])
-        request.propertiesToFetch = [.attribute("director.name", as: "director"), .count(as: "movies"), .sum("boxOffice", as: "gross")]
+        request.propertiesToFetch = [
+            .attribute("director.name", as: "director"), .count(as: "movies"), .sum("boxOffice", as: "gross"),
+        ]
         request.propertiesToGroupBy = ["director.name"]
         for row in try context.fetchDictionaries(request) {
-            print("  \(row["director"].map { "\($0)" } ?? "?"): \(row["movies"].map { "\($0)" } ?? "0") movie(s), $\(row["gross"].map { "\($0)" } ?? "0")", to: &output)
+            print(
+                "  \(row["director"].map { "\($0)" } ?? "?"): \(row["movies"].map { "\($0)" } ?? "0") movie(s), $\(row["gross"].map { "\($0)" } ?? "0")",
+                to: &output)
         }
     }
 
@@ -157,7 +171,9 @@ struct DemoCommand: ParsableCommand {
         review.text = "A masterpiece of the genre."
         review.stars = 5
         review.movie = movie
-        print("  \(movie.title) directed by \(movie.director?.name ?? "?"), \(movie.reviews.count) review(s)", to: &output)
+        print(
+            "  \(movie.title) directed by \(movie.director?.name ?? "?"), \(movie.reviews.count) review(s)", to: &output
+        )
         print("  inverse kept in step: \(director.name) directed \(director.directed.map(\.title))", to: &output)
         print("  inserted objects: \(context.insertedObjects.count), hasChanges: \(context.hasChanges)", to: &output)
 
@@ -191,7 +207,9 @@ struct DemoCommand: ParsableCommand {
         encoder.dateEncodingStrategy = .iso8601
         print("  " + String(decoding: try encoder.encode(snapshot), as: UTF8.self), to: &output)
 
-        print("\nThe same model in its stable serialized form is \(schema.serializedRepresentation().count) bytes;", to: &output)
+        print(
+            "\nThe same model in its stable serialized form is \(schema.serializedRepresentation().count) bytes;",
+            to: &output)
         print("its version hash is \(schema.versionHash).", to: &output)
     }
 }

@@ -31,7 +31,8 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
         var batch: [ManagedObject] = []
 
         init(
-            context: ObjectContext, store: (any PersistentStore)?, entity: Entity, keys: [Int64], entityNames: [String]?,
+            context: ObjectContext, store: (any PersistentStore)?, entity: Entity, keys: [Int64],
+            entityNames: [String]?,
             objects: [ManagedObject]?, batchSize: Int
         ) {
             self.context = context
@@ -56,7 +57,8 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
             let batchKeys = Array(keys[range])
             var rows: [Int64: StoreRow] = [:]
             if let store {
-                let request = StoreFetchRequest(entityName: entityName, includesSubentities: true, primaryKeys: batchKeys)
+                let request = StoreFetchRequest(
+                    entityName: entityName, includesSubentities: true, primaryKeys: batchKeys)
                 for row in (try? store.fetch(request)) ?? [] {
                     if let key = row.objectID.primaryKey { rows[key] = row }
                 }
@@ -97,11 +99,13 @@ extension ObjectContext {
     /// the result, it is computed in full as ``fetch(_:)`` would.
     ///
     /// - Throws: The errors of ``fetch(_:)``.
-    public func fetchBatched<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> BatchedFetchResults<Model> {
+    public func fetchBatched<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> BatchedFetchResults<Model>
+    {
         let query = try query(for: request)
         if Model.self != ManagedObject.self, !(query.entity.objectType is Model.Type) {
             throw StrataError(
-                .typeMismatch, "\(query.entity.name) objects are not \(Model.self) objects; fetch them with FetchRequest<ManagedObject>.",
+                .typeMismatch,
+                "\(query.entity.name) objects are not \(Model.self) objects; fetch them with FetchRequest<ManagedObject>.",
                 entityName: query.entity.name)
         }
         _ = try query.predicate.map { try PredicateResolver.resolve($0, for: query.entity, in: schema) }

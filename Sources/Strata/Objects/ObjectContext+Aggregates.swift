@@ -22,7 +22,9 @@ extension ObjectContext {
     /// context are not included (as in Core Data). Save first when they should count.
     ///
     /// - Throws: ``StrataError`` for unknown keys, aggregates of the wrong type, or store errors.
-    public func fetchDictionaries<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> [[String: AttributeValue]] {
+    public func fetchDictionaries<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> [[String:
+        AttributeValue]]
+    {
         let query = try query(for: request)
         var properties = request.propertiesToFetch
         if properties.isEmpty {
@@ -54,11 +56,12 @@ extension ObjectContext {
         return results
     }
 
-    /// One aggregate over the saved objects matching a predicate, computed in SQL.
-    func aggregateValue<Model: ManagedObject>(
-        _ function: AggregateFunction, key: String, of type: Model.Type, entityName: String, where predicate: FetchPredicate<Model>?
+    /// One aggregate of an attribute over the saved objects matching a predicate, computed in SQL.
+    func aggregateValue<Model: PersistentModel, Value>(
+        _ function: AggregateFunction, _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>?
     ) throws -> AttributeValue {
-        var request = FetchRequest<Model>(entityName: entityName, predicate: predicate)
+        var request = FetchRequest<Model>(predicate: predicate)
+        let key = KeyPathNames.name(of: keyPath, root: Model.self)
         request.propertiesToFetch = [FetchedProperty(name: "value", column: .aggregate(function, key))]
         return try fetchDictionaries(request).first?["value"] ?? .null
     }
@@ -75,7 +78,7 @@ extension ObjectContext {
     public func sum<Model: PersistentModel, Value: AggregatableAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Sum {
-        let value = try aggregateValue(.sum, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        let value = try aggregateValue(.sum, keyPath, where: predicate)
         return Value.sum(from: value)
     }
 
@@ -85,7 +88,7 @@ extension ObjectContext {
     public func average<Model: PersistentModel, Value: AggregatableAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Average? {
-        let value = try aggregateValue(.average, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        let value = try aggregateValue(.average, keyPath, where: predicate)
         return Value.average(from: value)
     }
 
@@ -93,7 +96,7 @@ extension ObjectContext {
     public func min<Model: PersistentModel, Value: OrderedAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Bound? {
-        let value = try aggregateValue(.min, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        let value = try aggregateValue(.min, keyPath, where: predicate)
         return Value.bound(from: value)
     }
 
@@ -101,7 +104,7 @@ extension ObjectContext {
     public func max<Model: PersistentModel, Value: OrderedAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Bound? {
-        let value = try aggregateValue(.max, key: KeyPathNames.name(of: keyPath, root: Model.self), of: Model.self, entityName: Model.entity.name, where: predicate)
+        let value = try aggregateValue(.max, keyPath, where: predicate)
         return Value.bound(from: value)
     }
 }
@@ -234,23 +237,29 @@ enum HavingEvaluator {
         case .not(let part): return try !evaluate(part, on: row)
         case .comparison(let comparison):
             guard case .keyPath(let key) = comparison.left else {
-                throw StrataError(.invalidPredicate, "A having predicate compares a fetched property (by its name) with a value.")
+                throw StrataError(
+                    .invalidPredicate, "A having predicate compares a fetched property (by its name) with a value.")
             }
             guard let value = row[key] else {
                 throw StrataError(
-                    .unknownKey, "The having predicate names '\(key)', which is not a fetched property." + didYouMean(key, in: row.keys),
+                    .unknownKey,
+                    "The having predicate names '\(key)', which is not a fetched property."
+                        + didYouMean(key, in: row.keys),
                     propertyName: key)
             }
             let kind = kind(of: value)
             func constant(_ expression: QueryExpression) throws -> AttributeValue {
                 guard case .value(let constant) = expression else {
-                    throw StrataError(.invalidPredicate, "A having predicate compares \(key) with a constant.", propertyName: key)
+                    throw StrataError(
+                        .invalidPredicate, "A having predicate compares \(key) with a constant.", propertyName: key)
                 }
                 return constant
             }
             switch comparison.comparisonOperator {
             case .in:
-                guard case .list(let items) = comparison.right else { throw StrataError(.invalidPredicate, "IN needs a list.") }
+                guard case .list(let items) = comparison.right else {
+                    throw StrataError(.invalidPredicate, "IN needs a list.")
+                }
                 return try items.contains { ValueComparison.compare(value, try constant($0), as: kind) == 0 }
             case .between:
                 guard case .list(let items) = comparison.right, items.count == 2 else {
@@ -272,7 +281,8 @@ enum HavingEvaluator {
                 case .greaterThanOrEqualTo: return order.map { $0 >= 0 } ?? false
                 default:
                     throw StrataError(
-                        .invalidPredicate, "A having predicate supports ==, !=, <, <=, >, >=, IN and BETWEEN.", propertyName: key)
+                        .invalidPredicate, "A having predicate supports ==, !=, <, <=, >, >=, IN and BETWEEN.",
+                        propertyName: key)
                 }
             }
         }

@@ -15,7 +15,8 @@ struct ObjectQuery {
     var storeRequest: StoreFetchRequest {
         StoreFetchRequest(
             entityName: entity.name, includesSubentities: includesSubentities, predicate: predicate,
-            sortDescriptors: sortDescriptors, fetchLimit: fetchLimit > 0 ? fetchLimit : nil, fetchOffset: max(0, fetchOffset))
+            sortDescriptors: sortDescriptors, fetchLimit: fetchLimit > 0 ? fetchLimit : nil,
+            fetchOffset: max(0, fetchOffset))
     }
 }
 
@@ -46,7 +47,8 @@ extension ObjectContext {
     /// let recent = try context.fetch(Movie.self, where: \.year >= 1990, sortedBy: [.descending(\.releaseDate)], limit: 20)
     /// ```
     public func fetch<Model: PersistentModel>(
-        _ type: Model.Type, where predicate: FetchPredicate<Model>?, sortedBy sortDescriptors: [FetchSortDescriptor<Model>] = [],
+        _ type: Model.Type, where predicate: FetchPredicate<Model>?,
+        sortedBy sortDescriptors: [FetchSortDescriptor<Model>] = [],
         limit: Int = 0
     ) throws -> [Model] {
         var request = FetchRequest<Model>(predicate: predicate, sortDescriptors: sortDescriptors)
@@ -82,7 +84,9 @@ extension ObjectContext {
     ///
     /// - Returns: The number of objects deleted.
     @discardableResult
-    public func removeInstances<Model: PersistentModel>(of type: Model.Type, matching predicate: FetchPredicate<Model>? = nil) throws -> Int {
+    public func removeInstances<Model: PersistentModel>(
+        of type: Model.Type, matching predicate: FetchPredicate<Model>? = nil
+    ) throws -> Int {
         let objects = try fetch(FetchRequest<Model>(predicate: predicate))
         for object in objects { delete(object) }
         return objects.count
@@ -94,12 +98,15 @@ extension ObjectContext {
         guard let entity = schema.entity(named: request.entityName) else {
             throw StrataError(
                 .unknownKey,
-                "The schema has no entity named '\(request.entityName)'." + didYouMean(request.entityName, in: schema.entities.map(\.name)),
+                "The schema has no entity named '\(request.entityName)'."
+                    + didYouMean(request.entityName, in: schema.entities.map(\.name)),
                 entityName: request.entityName)
         }
         return ObjectQuery(
-            entity: entity, predicate: request.predicate?.tree, sortDescriptors: request.sortDescriptors.map(\.descriptor),
-            fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, includesPendingChanges: request.includesPendingChanges,
+            entity: entity, predicate: request.predicate?.tree,
+            sortDescriptors: request.sortDescriptors.map(\.descriptor),
+            fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset,
+            includesPendingChanges: request.includesPendingChanges,
             includesSubentities: request.includesSubentities, affectedStores: request.affectedStores,
             prefetching: request.relationshipKeyPathsForPrefetching)
     }
@@ -149,7 +156,9 @@ extension ObjectContext {
             }
         }
         if query.includesPendingChanges {
-            for object in registered.values where !object._isFault && object.entity.isKind(of: query.entity) { consider(object) }
+            for object in registered.values where !object._isFault && object.entity.isKind(of: query.entity) {
+                consider(object)
+            }
             for key in insertionOrder {
                 if let object = inserted[key], object.entity.isKind(of: query.entity) { consider(object) }
             }
@@ -202,7 +211,9 @@ extension ObjectContext {
         default: break
         }
         let kind = ValueKind(sort.type)
-        if kind.isTextual, sort.comparison != .standard, let x = ValueComparison.text(a), let y = ValueComparison.text(b) {
+        if kind.isTextual, sort.comparison != .standard, let x = ValueComparison.text(a),
+            let y = ValueComparison.text(b)
+        {
             switch SortOrdering.compare(x, y, sort.comparison) {
             case .orderedAscending: return -1
             case .orderedDescending: return 1
@@ -237,7 +248,11 @@ extension ObjectContext {
                     entityName: object.entity.name, propertyName: name)
             }
             if object.entity.relationships[number].isToMany {
-                if object._relationships[number].isFault { toManyOwners.append(object) } else { next += object._relationships[number].objects }
+                if object._relationships[number].isFault {
+                    toManyOwners.append(object)
+                } else {
+                    next += object._relationships[number].objects
+                }
             } else if case .toOne(let target?) = object._relationships[number] {
                 if target._isFault { faults.append(target.objectID) }
                 next.append(target)
@@ -248,11 +263,15 @@ extension ObjectContext {
         // To-many: one query for every owner's members, then their rows in one more.
         if !toManyOwners.isEmpty, parent == nil, container != nil {
             var memberIDs: [ObjectID] = []
-            for (storeIdentifier, owners) in Dictionary(grouping: toManyOwners, by: { $0.objectID.storeIdentifier ?? "" }) {
+            for (storeIdentifier, owners) in Dictionary(
+                grouping: toManyOwners, by: { $0.objectID.storeIdentifier ?? "" })
+            {
                 guard let store = container?.store(withIdentifier: storeIdentifier) else { continue }
                 let members = try store.relatedObjectIDs(of: owners.map(\.objectID), relationshipNamed: name)
                 for owner in owners {
-                    guard let number = owner.entity.relationshipNumber(named: name), owner._relationships[number].isFault else { continue }
+                    guard let number = owner.entity.relationshipNumber(named: name),
+                        owner._relationships[number].isFault
+                    else { continue }
                     let objects = (members[owner.objectID] ?? []).compactMap { try? self.object(with: $0) }
                     owner._relationships[number] = .toMany(objects)
                     if owner._committedRelationships?[number].isFault == true {
@@ -274,8 +293,10 @@ extension ObjectContext {
         for (entityName, ids) in byEntity {
             guard let entity = schema.entity(named: entityName) else { continue }
             let store = try self.store(forEntity: entity)
-            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<Swift.min($0 + 500, ids.count)]) }) {
-                let request = StoreFetchRequest(entityName: entityName, includesSubentities: false, primaryKeys: chunk.compactMap(\.primaryKey))
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<Swift.min($0 + 500, ids.count)]) }
+            ) {
+                let request = StoreFetchRequest(
+                    entityName: entityName, includesSubentities: false, primaryKeys: chunk.compactMap(\.primaryKey))
                 for row in try store.fetch(request) { _ = try materialize(row) }
             }
         }

@@ -433,7 +433,7 @@ struct FoundationPredicateTranslator {
     ) -> QueryPredicate? {
         guard case .comparison(var comparison) = body, comparison.modifier == .direct else { return nil }
         if !refers(to: variable, comparison.left), refers(to: variable, comparison.right),
-            let mirrored = mirrored(comparison.comparisonOperator)
+            let mirrored = comparison.comparisonOperator.mirrored
         {
             comparison = QueryComparison(comparison.right, mirrored, comparison.left, options: comparison.options)
         }
@@ -452,18 +452,6 @@ struct FoundationPredicateTranslator {
                 modifier: modifier)
         default:
             return nil
-        }
-    }
-
-    private static func mirrored(_ comparisonOperator: ComparisonOperator) -> ComparisonOperator? {
-        switch comparisonOperator {
-        case .equalTo: .equalTo
-        case .notEqualTo: .notEqualTo
-        case .lessThan: .greaterThan
-        case .lessThanOrEqualTo: .greaterThanOrEqualTo
-        case .greaterThan: .lessThan
-        case .greaterThanOrEqualTo: .lessThanOrEqualTo
-        default: nil
         }
     }
 

@@ -9,7 +9,9 @@ extension FetchRequest {
     ///
     /// - Throws: ``StrataError/Code/invalidPredicate`` for a malformed string (with its offset).
     public init(format: String, _ arguments: any PredicateArgument...) throws {
-        self.init(entityName: Model.entity.name, predicate: FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
+        self.init(
+            entityName: Model.entity.name,
+            predicate: FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
     }
 
     /// The request with a format-string predicate added (with `AND`).

@@ -60,7 +60,9 @@ public struct FetchRequest<Model: ManagedObject>: Sendable, Hashable {
 
     /// Creates a request for the objects of the entity named `entityName`, for models without
     /// classes (`FetchRequest<ManagedObject>(entityName: "Book")`).
-    public init(entityName: String, predicate: FetchPredicate<Model>? = nil, sortDescriptors: [FetchSortDescriptor<Model>] = []) {
+    public init(
+        entityName: String, predicate: FetchPredicate<Model>? = nil, sortDescriptors: [FetchSortDescriptor<Model>] = []
+    ) {
         self.entityName = entityName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
@@ -107,18 +109,24 @@ extension FetchRequest {
     }
 
     /// Objects where every key equals its value (`AND`).
-    public static func fetchingBy(pairs: [(key: String, value: any PredicateArgument)]) -> Self where Model: PersistentModel {
-        Self(predicate: FetchPredicate(.and(pairs.map { .comparison(.keyPath($0.key), .equalTo, $0.value.predicateExpression) })))
+    public static func fetchingBy(pairs: [(key: String, value: any PredicateArgument)]) -> Self
+    where Model: PersistentModel {
+        Self(
+            predicate: FetchPredicate(
+                .and(pairs.map { .comparison(.keyPath($0.key), .equalTo, $0.value.predicateExpression) })))
     }
 
     /// Objects where every one of `keys` equals `value` (`AND`).
     public static func fetchingBy(keys: [String], value: any PredicateArgument) -> Self where Model: PersistentModel {
-        Self(predicate: FetchPredicate(.and(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) })))
+        Self(
+            predicate: FetchPredicate(.and(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) }))
+        )
     }
 
     /// Objects where at least one of `keys` equals `value` (`OR`).
     public static func fetchingFor(keys: [String], value: any PredicateArgument) -> Self where Model: PersistentModel {
-        Self(predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) })))
+        Self(
+            predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) })))
     }
 
     /// Objects whose `key` equals one of `values` (`IN`).
@@ -127,7 +135,8 @@ extension FetchRequest {
     }
 
     /// Objects where at least one of `keys` equals one of `values`.
-    public static func fetchingFor(keys: [String], values: [any PredicateArgument]) -> Self where Model: PersistentModel {
+    public static func fetchingFor(keys: [String], values: [any PredicateArgument]) -> Self
+    where Model: PersistentModel {
         let list = QueryExpression.list(values.map(\.predicateExpression))
         return Self(predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .in, list) })))
     }

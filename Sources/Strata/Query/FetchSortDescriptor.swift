@@ -49,17 +49,22 @@ public struct FetchSortDescriptor<Model: ManagedObject>: Sendable, Hashable {
     }
 
     /// Creates a sort descriptor from a key path such as `\Movie.title` or `\Movie.director?.name`.
-    public init<Value>(_ keyPath: KeyPath<Model, Value>, ascending: Bool = true, comparison: SortComparison = .standard) {
+    public init<Value>(_ keyPath: KeyPath<Model, Value>, ascending: Bool = true, comparison: SortComparison = .standard)
+    {
         self.init(key: KeyPathNames.name(of: keyPath, root: Model.self), ascending: ascending, comparison: comparison)
     }
 
     /// Smaller values first.
-    public static func ascending<Value>(_ keyPath: KeyPath<Model, Value>, comparison: SortComparison = .standard) -> Self {
+    public static func ascending<Value>(_ keyPath: KeyPath<Model, Value>, comparison: SortComparison = .standard)
+        -> Self
+    {
         Self(keyPath, ascending: true, comparison: comparison)
     }
 
     /// Larger values first.
-    public static func descending<Value>(_ keyPath: KeyPath<Model, Value>, comparison: SortComparison = .standard) -> Self {
+    public static func descending<Value>(_ keyPath: KeyPath<Model, Value>, comparison: SortComparison = .standard)
+        -> Self
+    {
         Self(keyPath, ascending: false, comparison: comparison)
     }
 }
@@ -81,7 +86,8 @@ enum KeyPathNames {
             guard let current = type, let name = accessorNames(of: current)[component] else { return description }
             names.append(name)
             let destination = current.entity.relationship(named: name)?.destinationEntityName
-            type = destination.flatMap { name in current.relatedModelTypes.first { $0.entityDescription?.name == name } }
+            type = destination.flatMap { name in current.relatedModelTypes.first { $0.entityDescription?.name == name }
+            }
         }
         return names.isEmpty ? description : names.joined(separator: ".")
     }

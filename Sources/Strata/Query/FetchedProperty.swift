@@ -23,7 +23,9 @@ public struct FetchedProperty: Sendable, Hashable {
     }
 
     /// An attribute named by a key path (`\Movie.title`).
-    public static func attribute<Model: ManagedObject, Value>(_ keyPath: KeyPath<Model, Value>, as name: String? = nil) -> FetchedProperty {
+    public static func attribute<Model: ManagedObject, Value>(_ keyPath: KeyPath<Model, Value>, as name: String? = nil)
+        -> FetchedProperty
+    {
         attribute(KeyPathNames.name(of: keyPath, root: Model.self), as: name)
     }
 

@@ -3,32 +3,44 @@ import Foundation
 // Key-path operators: `\Movie.year > 1990 && !(\Movie.title == "Heat")`.
 
 /// The property equals the value (`==`); compare with `nil` for an empty value or relationship.
-public func == <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value) -> FetchPredicate<Model> {
+public func == <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+    -> FetchPredicate<Model>
+{
     keyPath.comparison(.equalTo, value)
 }
 
 /// The property differs from the value (`!=`); `nil` differs from every value.
-public func != <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value) -> FetchPredicate<Model> {
+public func != <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+    -> FetchPredicate<Model>
+{
     keyPath.comparison(.notEqualTo, value)
 }
 
 /// The property is less than the value; `nil` is never less or greater than anything.
-public func < <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value) -> FetchPredicate<Model> {
+public func < <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+    -> FetchPredicate<Model>
+{
     keyPath.comparison(.lessThan, value)
 }
 
 /// The property is less than or equal to the value.
-public func <= <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value) -> FetchPredicate<Model> {
+public func <= <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+    -> FetchPredicate<Model>
+{
     keyPath.comparison(.lessThanOrEqualTo, value)
 }
 
 /// The property is greater than the value.
-public func > <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value) -> FetchPredicate<Model> {
+public func > <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+    -> FetchPredicate<Model>
+{
     keyPath.comparison(.greaterThan, value)
 }
 
 /// The property is greater than or equal to the value.
-public func >= <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value) -> FetchPredicate<Model> {
+public func >= <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+    -> FetchPredicate<Model>
+{
     keyPath.comparison(.greaterThanOrEqualTo, value)
 }
 
@@ -44,7 +56,8 @@ extension KeyPath where Root: ManagedObject {
     fileprivate func comparison(
         _ comparisonOperator: ComparisonOperator, _ value: some PredicateArgument, options: ComparisonOptions = []
     ) -> FetchPredicate<Root> {
-        FetchPredicate(.comparison(.keyPath(predicateKey), comparisonOperator, value.predicateExpression, options: options))
+        FetchPredicate(
+            .comparison(.keyPath(predicateKey), comparisonOperator, value.predicateExpression, options: options))
     }
 
     /// The property lies in the closed range (`BETWEEN {low, high}`).
@@ -55,11 +68,13 @@ extension KeyPath where Root: ManagedObject {
     public func between<Bound: PredicateArgument & Comparable>(_ range: ClosedRange<Bound>) -> FetchPredicate<Root> {
         FetchPredicate(
             .comparison(
-                .keyPath(predicateKey), .between, .list([range.lowerBound.predicateExpression, range.upperBound.predicateExpression])))
+                .keyPath(predicateKey), .between,
+                .list([range.lowerBound.predicateExpression, range.upperBound.predicateExpression])))
     }
 
     /// The property equals one of the values (`IN`).
-    public func `in`<Values: Sequence>(_ values: Values) -> FetchPredicate<Root> where Values.Element: PredicateArgument {
+    public func `in`<Values: Sequence>(_ values: Values) -> FetchPredicate<Root>
+    where Values.Element: PredicateArgument {
         FetchPredicate(.comparison(.keyPath(predicateKey), .in, .list(values.map(\.predicateExpression))))
     }
 }

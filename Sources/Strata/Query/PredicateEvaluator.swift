@@ -26,7 +26,8 @@ struct PredicateEvaluator {
         case .not(let part):
             return !evaluate(part, &scopes)
         case .compare(let left, let comparisonOperator, let right, let options, let kind):
-            return compare(value(left, scopes, options), comparisonOperator, value(right, scopes, options), options, kind)
+            return compare(
+                value(left, scopes, options), comparisonOperator, value(right, scopes, options), options, kind)
         case .member(let operand, let values, let options, let kind):
             let value = value(operand, scopes, options)
             if value.isNull { return false }
@@ -56,7 +57,8 @@ struct PredicateEvaluator {
     }
 
     private static func compare(
-        _ left: AttributeValue, _ comparisonOperator: ComparisonOperator, _ right: AttributeValue, _ options: ComparisonOptions,
+        _ left: AttributeValue, _ comparisonOperator: ComparisonOperator, _ right: AttributeValue,
+        _ options: ComparisonOptions,
         _ kind: ValueKind
     ) -> Bool {
         switch comparisonOperator {
@@ -86,7 +88,9 @@ struct PredicateEvaluator {
 
     /// The value of an operand; strings folded when `options` ask for it (constants are
     /// folded by the resolver already).
-    static func value(_ operand: ResolvedOperand, _ scopes: [ManagedObject], _ options: ComparisonOptions) -> AttributeValue {
+    static func value(_ operand: ResolvedOperand, _ scopes: [ManagedObject], _ options: ComparisonOptions)
+        -> AttributeValue
+    {
         switch operand {
         case .constant(let value):
             return value
@@ -120,7 +124,9 @@ struct PredicateEvaluator {
         }
     }
 
-    static func aggregate(_ collectionOperator: CollectionOperator, _ values: [AttributeValue], type: AttributeType) -> AttributeValue {
+    static func aggregate(_ collectionOperator: CollectionOperator, _ values: [AttributeValue], type: AttributeType)
+        -> AttributeValue
+    {
         let kind = ValueKind(type)
         switch collectionOperator {
         case .count:
@@ -164,7 +170,9 @@ struct PredicateEvaluator {
                     continue
                 }
                 let order = ValueComparison.compare(value, current, as: kind) ?? 0
-                if (collectionOperator == .min && order < 0) || (collectionOperator == .max && order > 0) { best = value }
+                if (collectionOperator == .min && order < 0) || (collectionOperator == .max && order > 0) {
+                    best = value
+                }
             }
             return best ?? .null
         }

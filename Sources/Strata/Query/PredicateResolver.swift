@@ -15,7 +15,8 @@ struct PredicateResolver {
     }
 
     /// Resolves `predicate` for objects of `entity`.
-    static func resolve(_ predicate: QueryPredicate, for entity: Entity, in schema: Schema) throws -> ResolvedPredicate {
+    static func resolve(_ predicate: QueryPredicate, for entity: Entity, in schema: Schema) throws -> ResolvedPredicate
+    {
         var resolver = PredicateResolver(schema: schema, entity: entity)
         return try resolver.resolve(predicate)
     }
@@ -64,7 +65,8 @@ struct PredicateResolver {
         case .evaluatedObject:
             return .object(scope: scope, steps: [])
         case .keyPath(let path):
-            return try keyPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init), from: scope)
+            return try keyPath(
+                path.split(separator: ".", omittingEmptySubsequences: false).map(String.init), from: scope)
         case .variable(let name):
             return .object(scope: try variableScope(name), steps: [])
         case .keyPathOn(let base, let path):
@@ -78,7 +80,8 @@ struct PredicateResolver {
                 guard components == ["@count"] else {
                     throw problem("A SUBQUERY can only be followed by @count, not '\(path)'.")
                 }
-                let (resolvedCollection, filter) = try subquery(collection, variable: variable, predicate: predicate, scope: scope)
+                let (resolvedCollection, filter) = try subquery(
+                    collection, variable: variable, predicate: predicate, scope: scope)
                 return .aggregate(.aggregate(.count, resolvedCollection, attribute: nil, filter: filter), .integer)
             default:
                 throw problem("A key path can only follow a variable, SELF or a SUBQUERY.")
@@ -105,14 +108,17 @@ struct PredicateResolver {
 
     private func variableScope(_ name: String) throws -> Int {
         guard let index = scopes.lastIndex(where: { $0.variable == name }) else {
-            throw problem("The variable $\(name) has no value; substitute it (substituting(_:)) or bind it in a SUBQUERY.")
+            throw problem(
+                "The variable $\(name) has no value; substitute it (substituting(_:)) or bind it in a SUBQUERY.")
         }
         return index
     }
 
     private func unknownKey(_ name: String, in entity: Entity) -> StrataError {
         StrataError(
-            .unknownKey, "\(entity.name) has no attribute or relationship named '\(name)'." + didYouMean(name, in: entity.propertyNames),
+            .unknownKey,
+            "\(entity.name) has no attribute or relationship named '\(name)'."
+                + didYouMean(name, in: entity.propertyNames),
             entityName: entity.name, propertyName: name)
     }
 
@@ -140,12 +146,14 @@ struct PredicateResolver {
             let name = components[index]
             let isLast = index == components.count - 1
             if name.hasPrefix("@") {
-                throw problem("The collection operator \(name) must follow a to-many relationship.", key: name, entity: entity)
+                throw problem(
+                    "The collection operator \(name) must follow a to-many relationship.", key: name, entity: entity)
             }
             if let number = entity.attributeNumber(named: name) {
                 if entity.attributes[number].isTransient {
                     throw problem(
-                        "\(entity.name).\(name) is transient (not stored), so fetches cannot filter or sort by it.", key: name,
+                        "\(entity.name).\(name) is transient (not stored), so fetches cannot filter or sort by it.",
+                        key: name,
                         entity: entity)
                 }
                 guard isLast else {
@@ -159,7 +167,8 @@ struct PredicateResolver {
             let relationship = entity.relationships[number]
             if relationship.isTransient {
                 throw problem(
-                    "\(entity.name).\(name) is transient (not stored), so fetches cannot filter or sort by it.", key: name,
+                    "\(entity.name).\(name) is transient (not stored), so fetches cannot filter or sort by it.",
+                    key: name,
                     entity: entity)
             }
             guard let destination = schema.entity(named: relationship.destinationEntityName) else {
@@ -168,10 +177,13 @@ struct PredicateResolver {
             let step = RelationshipStep(
                 entityName: entity.name, number: number, name: name, destinationEntityName: destination.name)
             if relationship.isToMany {
-                let collection = ResolvedCollection(scope: scope, steps: steps, relationship: step, memberEntity: destination.name)
+                let collection = ResolvedCollection(
+                    scope: scope, steps: steps, relationship: step, memberEntity: destination.name)
                 let remainder = Array(components[(index + 1)...])
                 if let first = remainder.first, let collectionOperator = CollectionOperator(rawValue: first) {
-                    return try aggregate(collectionOperator, over: collection, path: Array(remainder.dropFirst()), memberEntity: destination)
+                    return try aggregate(
+                        collectionOperator, over: collection, path: Array(remainder.dropFirst()),
+                        memberEntity: destination)
                 }
                 return .toMany(collection, remainder: remainder)
             }
@@ -183,15 +195,20 @@ struct PredicateResolver {
     }
 
     private func aggregate(
-        _ collectionOperator: CollectionOperator, over collection: ResolvedCollection, path: [String], memberEntity: Entity,
+        _ collectionOperator: CollectionOperator, over collection: ResolvedCollection, path: [String],
+        memberEntity: Entity,
         filter: ResolvedPredicate? = nil
     ) throws -> Term {
         if collectionOperator == .count {
-            guard path.isEmpty else { throw problem("@count ends a key path; found '.\(path.joined(separator: "."))' after it.") }
+            guard path.isEmpty else {
+                throw problem("@count ends a key path; found '.\(path.joined(separator: "."))' after it.")
+            }
             return .aggregate(.aggregate(.count, collection, attribute: nil, filter: filter), .integer)
         }
         guard !path.isEmpty else {
-            throw problem("\(collectionOperator.rawValue) needs an attribute after it, as in \(collectionOperator.rawValue).price.")
+            throw problem(
+                "\(collectionOperator.rawValue) needs an attribute after it, as in \(collectionOperator.rawValue).price."
+            )
         }
         // Resolve the attribute path in a temporary scope of the member entity.
         var entity = memberEntity
@@ -203,35 +220,51 @@ struct PredicateResolver {
                 let resultKind: ValueKind
                 switch collectionOperator {
                 case .sum:
-                    guard kind.isNumeric else { throw typeProblem("\(collectionOperator.rawValue) needs a numeric attribute", entity, name, type) }
+                    guard kind.isNumeric else {
+                        throw typeProblem(
+                            "\(collectionOperator.rawValue) needs a numeric attribute", entity, name, type)
+                    }
                     resultKind = kind
                 case .average:
-                    guard kind.isNumeric else { throw typeProblem("@avg needs a numeric attribute", entity, name, type) }
+                    guard kind.isNumeric else {
+                        throw typeProblem("@avg needs a numeric attribute", entity, name, type)
+                    }
                     resultKind = kind == .decimal ? .decimal : .double
                 default:
-                    guard kind.isOrdered else { throw typeProblem("\(collectionOperator.rawValue) needs an ordered attribute", entity, name, type) }
+                    guard kind.isOrdered else {
+                        throw typeProblem(
+                            "\(collectionOperator.rawValue) needs an ordered attribute", entity, name, type)
+                    }
                     resultKind = kind
                 }
                 return .aggregate(
-                    .aggregate(collectionOperator, collection, attribute: (steps, number, type), filter: filter), resultKind)
+                    .aggregate(collectionOperator, collection, attribute: (steps, number, type), filter: filter),
+                    resultKind)
             }
             guard let number = entity.relationshipNumber(named: name), !entity.relationships[number].isToMany,
                 let destination = schema.entity(named: entity.relationships[number].destinationEntityName)
             else {
                 if entity.relationship(named: name) != nil {
-                    throw problem("\(collectionOperator.rawValue) can follow only to-one relationships and one attribute.", key: name, entity: entity)
+                    throw problem(
+                        "\(collectionOperator.rawValue) can follow only to-one relationships and one attribute.",
+                        key: name, entity: entity)
                 }
                 throw unknownKey(name, in: entity)
             }
-            steps.append(RelationshipStep(entityName: entity.name, number: number, name: name, destinationEntityName: destination.name))
+            steps.append(
+                RelationshipStep(
+                    entityName: entity.name, number: number, name: name, destinationEntityName: destination.name))
             entity = destination
         }
-        throw problem("\(collectionOperator.rawValue).\(path.joined(separator: ".")) does not end with an attribute.", entity: entity)
+        throw problem(
+            "\(collectionOperator.rawValue).\(path.joined(separator: ".")) does not end with an attribute.",
+            entity: entity)
     }
 
     private func typeProblem(_ what: String, _ entity: Entity, _ name: String, _ type: AttributeType) -> StrataError {
         StrataError(
-            .typeMismatch, "\(what); \(entity.name).\(name) is a \(type) attribute.", entityName: entity.name, propertyName: name)
+            .typeMismatch, "\(what); \(entity.name).\(name) is a \(type) attribute.", entityName: entity.name,
+            propertyName: name)
     }
 
     private mutating func subquery(
@@ -256,17 +289,7 @@ struct PredicateResolver {
         var comparisonOperator = comparison.comparisonOperator
         // Constants go on the right: `30 < age` is `age > 30`, `%@ IN reviews` is `reviews CONTAINS %@`.
         if left.isConstant && !right.isConstant {
-            let mirrored: ComparisonOperator? =
-                switch comparisonOperator {
-                case .equalTo: .equalTo
-                case .notEqualTo: .notEqualTo
-                case .lessThan: .greaterThan
-                case .lessThanOrEqualTo: .greaterThanOrEqualTo
-                case .greaterThan: .lessThan
-                case .greaterThanOrEqualTo: .lessThanOrEqualTo
-                case .in: .contains
-                default: nil
-                }
+            let mirrored = comparisonOperator == .in ? .contains : comparisonOperator.mirrored
             if let mirrored, !(comparisonOperator == .in && isTextual(right)) {
                 swap(&left, &right)
                 comparisonOperator = mirrored
@@ -274,11 +297,13 @@ struct PredicateResolver {
         }
         if case .toMany(let collection, let remainder) = left {
             return try quantified(
-                collection, remainder: remainder, comparisonOperator, right: comparison.right, options: comparison.options,
+                collection, remainder: remainder, comparisonOperator, right: comparison.right,
+                options: comparison.options,
                 all: comparison.modifier == .all, scope: scope)
         }
         if comparison.modifier != .direct {
-            throw problem("\(comparison.modifier.rawValue) needs a key path through a to-many relationship on the left.")
+            throw problem(
+                "\(comparison.modifier.rawValue) needs a key path through a to-many relationship on the left.")
         }
         return try compare(left, comparisonOperator, right, options: comparison.options)
     }
@@ -386,13 +411,16 @@ struct PredicateResolver {
         guard let (leftOperand, leftKindOrNil) = operand(left) else { throw mismatch(left, comparisonOperator, right) }
         switch comparisonOperator {
         case .between:
-            guard case .list(let bounds, let objects) = right, objects.isEmpty, bounds.count == 2, let kind = leftKindOrNil else {
+            guard case .list(let bounds, let objects) = right, objects.isEmpty, bounds.count == 2,
+                let kind = leftKindOrNil
+            else {
                 throw problem("BETWEEN needs a list of two values, as in BETWEEN {1, 10}.")
             }
             guard kind.isOrdered else { throw mismatch(left, comparisonOperator, right) }
             let low = try convert(bounds[0], to: kind, left: left, comparisonOperator)
             let high = try convert(bounds[1], to: kind, left: left, comparisonOperator)
-            return .between(leftOperand, low.value, high.value, low.kind == .double || high.kind == .double ? .double : kind)
+            return .between(
+                leftOperand, low.value, high.value, low.kind == .double || high.kind == .double ? .double : kind)
         case .in:
             if case .list(let values, let objects) = right {
                 guard objects.isEmpty, let kind = leftKindOrNil else { throw mismatch(left, comparisonOperator, right) }
@@ -406,12 +434,15 @@ struct PredicateResolver {
                 return .member(leftOperand, converted, kind.isTextual ? options : [], listKind)
             }
             // `title IN "some text"`: the title is a substring of the text.
-            guard case .constant(.string) = right, leftKindOrNil?.isTextual == true, let (rightOperand, _) = operand(right) else {
+            guard case .constant(.string) = right, leftKindOrNil?.isTextual == true,
+                let (rightOperand, _) = operand(right)
+            else {
                 throw mismatch(left, comparisonOperator, right)
             }
             return .compare(rightOperand, .contains, leftOperand, options, .string)
         case .contains, .beginsWith, .endsWith, .like, .matches:
-            guard let leftKind = leftKindOrNil, leftKind.isTextual, let (rightOperand, rightKind) = operand(right) else {
+            guard let leftKind = leftKindOrNil, leftKind.isTextual, let (rightOperand, rightKind) = operand(right)
+            else {
                 throw mismatch(left, comparisonOperator, right)
             }
             if case .constant(let value) = rightOperand {
@@ -423,7 +454,8 @@ struct PredicateResolver {
                     do {
                         _ = try RegularExpressionCache.shared.expression(for: text, options: options)
                     } catch {
-                        throw problem("MATCHES has an invalid regular expression '\(text)': \(error.localizedDescription)")
+                        throw problem(
+                            "MATCHES has an invalid regular expression '\(text)': \(error.localizedDescription)")
                     }
                 }
                 // A regular expression is not folded: `\D` must not become `\d`.
@@ -439,15 +471,19 @@ struct PredicateResolver {
             if case .constant(let value) = right {
                 guard let kind = leftKindOrNil else { throw mismatch(left, comparisonOperator, right) }
                 if value.isNull {
-                    return isOrdering ? .constant(false) : .compare(leftOperand, comparisonOperator, .constant(.null), [], kind)
+                    return isOrdering
+                        ? .constant(false) : .compare(leftOperand, comparisonOperator, .constant(.null), [], kind)
                 }
                 if isOrdering && !kind.isOrdered { throw mismatch(left, comparisonOperator, right) }
                 let converted = try convert(value, to: kind, left: left, comparisonOperator)
                 let textOptions = kind.isTextual ? options : []
                 return .compare(
-                    leftOperand, comparisonOperator, .constant(folded(converted.value, textOptions)), textOptions, converted.kind)
+                    leftOperand, comparisonOperator, .constant(folded(converted.value, textOptions)), textOptions,
+                    converted.kind)
             }
-            guard let (rightOperand, rightKindOrNil) = operand(right), let leftKind = leftKindOrNil, let rightKind = rightKindOrNil else {
+            guard let (rightOperand, rightKindOrNil) = operand(right), let leftKind = leftKindOrNil,
+                let rightKind = rightKindOrNil
+            else {
                 throw mismatch(left, comparisonOperator, right)
             }
             var kind = leftKind
@@ -541,13 +577,18 @@ extension PredicateResolver {
         }
         if ValueKind(type) == .codable && !allowsUnordered {
             throw StrataError(
-                .typeMismatch, "Cannot sort by '\(descriptor.key)': Codable attributes have no order.", entityName: rootEntity.name,
+                .typeMismatch, "Cannot sort by '\(descriptor.key)': Codable attributes have no order.",
+                entityName: rootEntity.name,
                 propertyName: descriptor.key)
         }
-        return ResolvedSort(steps: steps, number: number, type: type, ascending: descriptor.ascending, comparison: descriptor.comparison)
+        return ResolvedSort(
+            steps: steps, number: number, type: type, ascending: descriptor.ascending, comparison: descriptor.comparison
+        )
     }
 
-    static func resolveSorts(_ descriptors: [QuerySortDescriptor], for entity: Entity, in schema: Schema) throws -> [ResolvedSort] {
+    static func resolveSorts(_ descriptors: [QuerySortDescriptor], for entity: Entity, in schema: Schema) throws
+        -> [ResolvedSort]
+    {
         var resolver = PredicateResolver(schema: schema, entity: entity)
         return try descriptors.map { try resolver.resolveSort($0) }
     }

@@ -107,6 +107,22 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case matches = "MATCHES"
 }
 
+extension ComparisonOperator {
+    /// The operator that gives the same result with the operands swapped (`<` for `>`), or
+    /// `nil` when there is none.
+    var mirrored: ComparisonOperator? {
+        switch self {
+        case .equalTo: .equalTo
+        case .notEqualTo: .notEqualTo
+        case .lessThan: .greaterThan
+        case .lessThanOrEqualTo: .greaterThanOrEqualTo
+        case .greaterThan: .lessThan
+        case .greaterThanOrEqualTo: .lessThanOrEqualTo
+        default: nil
+        }
+    }
+}
+
 /// String-comparison options: `[c]`, `[d]` and `[cd]` in format strings.
 public struct ComparisonOptions: OptionSet, Sendable, Hashable {
     /// The raw bits.

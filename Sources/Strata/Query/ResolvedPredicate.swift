@@ -57,7 +57,8 @@ indirect enum ResolvedOperand: Sendable {
     /// A collection operator over a to-many relationship, optionally over the members a
     /// subquery keeps; `attribute` is the member's attribute path for `@sum` and friends.
     case aggregate(
-        CollectionOperator, ResolvedCollection, attribute: (steps: [RelationshipStep], number: Int, type: AttributeType)?,
+        CollectionOperator, ResolvedCollection,
+        attribute: (steps: [RelationshipStep], number: Int, type: AttributeType)?,
         filter: ResolvedPredicate?)
 
     var isConstant: Bool {

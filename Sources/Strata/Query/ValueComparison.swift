@@ -213,7 +213,8 @@ final class RegularExpressionCache: Sendable {
         var regexOptions: NSRegularExpression.Options = []
         if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
         // Anchor the whole pattern, so `a|b` means "exactly a or exactly b".
-        let source = options.contains(.diacriticInsensitive) ? StringFolding.fold(pattern, .diacriticInsensitive) : pattern
+        let source =
+            options.contains(.diacriticInsensitive) ? StringFolding.fold(pattern, .diacriticInsensitive) : pattern
         let expression = try NSRegularExpression(pattern: "(?:" + source + ")$", options: regexOptions)
         entries.withLock { cache in
             if cache.count > 256 { cache.removeAll() }

@@ -14,10 +14,14 @@ enum SQLiteFunctions {
         db.add(function: endsWith)
         db.add(function: like)
         db.add(function: matches)
-        db.add(function: DatabaseFunction("strata_decimal_sum", argumentCount: 1, pure: true, aggregate: DecimalSum.self))
-        db.add(function: DatabaseFunction("strata_decimal_avg", argumentCount: 1, pure: true, aggregate: DecimalAverage.self))
+        db.add(
+            function: DatabaseFunction("strata_decimal_sum", argumentCount: 1, pure: true, aggregate: DecimalSum.self))
+        db.add(
+            function: DatabaseFunction(
+                "strata_decimal_avg", argumentCount: 1, pure: true, aggregate: DecimalAverage.self))
         db.add(collation: DatabaseCollation(decimalCollation) { SortOrdering.compareDecimalText($0, $1) })
-        db.add(collation: DatabaseCollation(caseInsensitiveCollation) { SortOrdering.compare($0, $1, .caseInsensitive) })
+        db.add(
+            collation: DatabaseCollation(caseInsensitiveCollation) { SortOrdering.compare($0, $1, .caseInsensitive) })
         db.add(collation: DatabaseCollation(localizedCollation) { SortOrdering.compare($0, $1, .localizedStandard) })
     }
 
@@ -41,10 +45,13 @@ enum SQLiteFunctions {
     }
 
     static let matches = DatabaseFunction("strata_matches", argumentCount: 3, pure: true) { values in
-        guard let text = string(values[0]), let pattern = string(values[1]), let options = Int.fromDatabaseValue(values[2]) else {
+        guard let text = string(values[0]), let pattern = string(values[1]),
+            let options = Int.fromDatabaseValue(values[2])
+        else {
             return nil
         }
-        return try StringMatching.matches(text, pattern, options: ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: options)))
+        return try StringMatching.matches(
+            text, pattern, options: ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: options)))
     }
 
     /// Exact sum of decimal text values; 0 for no rows, as `@sum` and `sum` promise.
@@ -106,7 +113,8 @@ enum SortOrdering {
     static func decimal(_ value: DatabaseValue) -> Decimal? {
         switch value.storage {
         case .int64(let number): return Decimal(number)
-        case .double(let number): return AttributeValue.double(number).converted(to: .decimal).flatMap(ValueComparison.decimal)
+        case .double(let number):
+            return AttributeValue.double(number).converted(to: .decimal).flatMap(ValueComparison.decimal)
         case .string(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
         default: return nil
         }

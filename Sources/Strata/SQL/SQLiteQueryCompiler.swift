@@ -61,7 +61,8 @@ struct SQLiteQueryCompiler {
             let column = layout.entities[step.entityName]?.toOneColumns[step.number] ?? step.name
             let next = newAlias()
             scopes[scope].joins.append(
-                " LEFT JOIN \(quoted(destinationTable)) \(next) ON \(next).\(quoted(StoreLayout.primaryKeyColumn)) = \(current).\(quoted(column))")
+                " LEFT JOIN \(quoted(destinationTable)) \(next) ON \(next).\(quoted(StoreLayout.primaryKeyColumn)) = \(current).\(quoted(column))"
+            )
             scopes[scope].joinAliases[path] = next
             current = next
         }

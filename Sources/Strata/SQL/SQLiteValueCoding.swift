@@ -58,7 +58,8 @@ enum SQLiteValueCoding {
         case .string(let text):
             switch type {
             case .string: return .string(text)
-            case .decimal: return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } ?? .null
+            case .decimal:
+                return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } ?? .null
             case .uri: return URL(string: text).map { .url($0) } ?? .null
             case .codable: return .codable(Data(text.utf8))
             default: return .null

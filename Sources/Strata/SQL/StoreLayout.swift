@@ -113,7 +113,8 @@ struct StoreLayout: Sendable {
                     let orderColumn = relationship.isOrdered ? "_\(inverse.name)_order" : nil
                     if let orderColumn { addColumn(destination.rootEntity.name, orderColumn, "INTEGER") }
                     layout.toMany.append(
-                        .inverseColumn(table: destination.rootEntity.name, column: inverse.name, orderColumn: orderColumn))
+                        .inverseColumn(
+                            table: destination.rootEntity.name, column: inverse.name, orderColumn: orderColumn))
                     continue
                 }
                 // Many-to-many relationships share one join table, named after the side that
@@ -132,8 +133,11 @@ struct StoreLayout: Sendable {
                         targetColumn: isOwner ? "_target" : "_source", positionColumn: positionHere))
                 if !joinTables.contains(where: { $0.name == joinTable }) {
                     let ownerRoot = schema.entity(named: ownerEntity)?.rootEntity.name ?? table
-                    let ownerRelationship = schema.entity(named: ownerEntity)?.relationship(named: String(owner.drop(while: { $0 != "." }).dropFirst()))
-                    let targetRoot = ownerRelationship.flatMap { schema.entity(named: $0.destinationEntityName)?.rootEntity.name } ?? table
+                    let ownerRelationship = schema.entity(named: ownerEntity)?.relationship(
+                        named: String(owner.drop(while: { $0 != "." }).dropFirst()))
+                    let targetRoot =
+                        ownerRelationship.flatMap { schema.entity(named: $0.destinationEntityName)?.rootEntity.name }
+                        ?? table
                     joinColumnsByTable[ownerRoot, default: []].append((joinTable, "_source"))
                     joinColumnsByTable[targetRoot, default: []].append((joinTable, "_target"))
                     joinTables.append(
@@ -194,7 +198,10 @@ struct StoreLayout: Sendable {
                     let name = "\(table.name)_fk_\(relationship.name)"
                     if !indexes.contains(where: { $0.name == name }) {
                         indexes.append(
-                            (name, "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(table.name))(\(quoted(relationship.name)))"))
+                            (
+                                name,
+                                "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(table.name))(\(quoted(relationship.name)))"
+                            ))
                     }
                 }
             }
@@ -205,7 +212,9 @@ struct StoreLayout: Sendable {
     /// Entity names are validated identifiers, so quoting them as literals is safe; DDL takes no
     /// bound parameters.
     static func scopeClause(for layout: EntityLayout, schemaEntity entity: Entity) -> String {
-        guard entity.superentity != nil || entity.rootEntity.kindNames.count != layout.kindNames.count else { return "" }
+        guard entity.superentity != nil || entity.rootEntity.kindNames.count != layout.kindNames.count else {
+            return ""
+        }
         return " WHERE \"\(entityColumn)\" IN (" + layout.kindNames.map { "'\($0)'" }.joined(separator: ", ") + ")"
     }
 

@@ -68,7 +68,9 @@ public protocol PersistentStore: AnyObject, Sendable {
 extension PersistentStore {
     /// Loads each owner's members with ``relatedObjectIDs(of:relationshipNamed:)-(ObjectID,_)``;
     /// stores that can do better in one query override it.
-    public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID:
+        [ObjectID]]
+    {
         var result: [ObjectID: [ObjectID]] = [:]
         for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationshipNamed: name) }
         return result
@@ -135,7 +137,9 @@ public struct StoreValuesRequest: Sendable, Hashable {
     public var returnsDistinctResults: Bool
 
     /// Creates a values request.
-    public init(fetch: StoreFetchRequest, columns: [Column], groupBy: [String] = [], returnsDistinctResults: Bool = false) {
+    public init(
+        fetch: StoreFetchRequest, columns: [Column], groupBy: [String] = [], returnsDistinctResults: Bool = false
+    ) {
         self.fetch = fetch
         self.columns = columns
         self.groupBy = groupBy
@@ -210,7 +214,9 @@ public struct StoreChangeSet: Sendable {
         public var toOne: [Int: ObjectID?]
 
         /// Creates an update.
-        public init(objectID: ObjectID, expectedVersion: Int64, attributes: [Int: AttributeValue], toOne: [Int: ObjectID?]) {
+        public init(
+            objectID: ObjectID, expectedVersion: Int64, attributes: [Int: AttributeValue], toOne: [Int: ObjectID?]
+        ) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
             self.attributes = attributes

@@ -6,7 +6,8 @@ extension SQLiteStore {
         guard var query = try makeQuery(request) else { return [] }
         guard let table = self.layout.tables.first(where: { $0.name == query.layout.table }) else { return [] }
         let columnNames = table.columns.map(\.name)
-        let sql = "SELECT " + columnNames.map { "t0.\(quoted($0))" }.joined(separator: ", ") + query.sql(withOrder: true)
+        let sql =
+            "SELECT " + columnNames.map { "t0.\(quoted($0))" }.joined(separator: ", ") + query.sql(withOrder: true)
         let arguments = query.arguments
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Per entity: the SELECT positions of its attributes and to-one columns.
@@ -36,7 +37,9 @@ extension SQLiteStore {
 
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID] {
         guard var query = try makeQuery(request) else { return [] }
-        let sql = "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))" + query.sql(withOrder: true)
+        let sql =
+            "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
+            + query.sql(withOrder: true)
         let arguments = query.arguments
         return try read(sql: sql) { db in
             var ids: [ObjectID] = []
@@ -70,7 +73,8 @@ extension SQLiteStore {
         private var orderSQL: String?
 
         init(
-            layout: StoreLayout.EntityLayout, compiler: SQLiteQueryCompiler, conditions: [String], prefixArguments: [DatabaseValue],
+            layout: StoreLayout.EntityLayout, compiler: SQLiteQueryCompiler, conditions: [String],
+            prefixArguments: [DatabaseValue],
             sorts: [ResolvedSort], limit: Int?, offset: Int
         ) {
             self.layout = layout
@@ -85,7 +89,9 @@ extension SQLiteStore {
         /// ` FROM ... WHERE ... [ORDER BY ...] [LIMIT ... OFFSET ...]`; call once per query.
         mutating func sql(withOrder: Bool, groupBy: String = "", order override: String? = nil) -> String {
             let order = override ?? (withOrder ? compiler.orderBy(sorts) : "")
-            var text = compiler.fromClause(table: layout.table) + " WHERE " + conditions.joined(separator: " AND ") + groupBy + order
+            var text =
+                compiler.fromClause(table: layout.table) + " WHERE " + conditions.joined(separator: " AND ") + groupBy
+                + order
             if limit != nil || offset > 0 {
                 // Integers from the request, not strings: safe to write into the SQL.
                 text += " LIMIT \(limit.map { max(0, $0) } ?? -1) OFFSET \(max(0, offset))"
@@ -102,15 +108,19 @@ extension SQLiteStore {
     func makeQuery(_ request: StoreFetchRequest) throws -> CompiledQuery? {
         let (entity, layout) = try resolve(request.entityName)
         let kinds = request.includesSubentities ? layout.kindNames : [entity.name]
-        var conditions = ["t0.\(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")"]
+        var conditions = [
+            "t0.\(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")"
+        ]
         var prefix: [DatabaseValue] = []
         if let keys = request.primaryKeys {
             if keys.isEmpty { return nil }
-            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")")
+            conditions.append(
+                "t0.\(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")")
             prefix += keys.map(\.databaseValue)
         }
         try appendMatching(request, of: entity, to: &conditions, &prefix)
-        var compiler = SQLiteQueryCompiler(schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity)
+        var compiler = SQLiteQueryCompiler(
+            schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity)
         if let predicate = request.predicate {
             let resolved = try PredicateResolver.resolve(predicate, for: entity, in: schema)
             conditions.append(compiler.compile(resolved))
@@ -134,13 +144,15 @@ extension SQLiteStore {
         var arguments: StatementArguments = [primaryKey]
         switch layout.toMany[number] {
         case .inverseColumn(let table, let column, let orderColumn):
-            sql = "SELECT \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
+            sql =
+                "SELECT \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
                 + " WHERE \(quoted(column)) = ? AND \(quoted(StoreLayout.entityColumn)) IN ("
                 + destinationLayout.kindNames.map { _ in "?" }.joined(separator: ", ") + ")"
                 + " ORDER BY " + (orderColumn.map { "\(quoted($0)), " } ?? "") + quoted(StoreLayout.primaryKeyColumn)
             arguments += StatementArguments(destinationLayout.kindNames)
         case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
-            sql = "SELECT j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
+            sql =
+                "SELECT j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
                 + " JOIN \(quoted(destinationLayout.table)) t ON t.\(quoted(StoreLayout.primaryKeyColumn)) = j.\(quoted(targetColumn))"
                 + " WHERE j.\(quoted(sourceColumn)) = ?"
                 + " ORDER BY " + (positionColumn.map { "j.\(quoted($0)), " } ?? "") + "j.\(quoted(targetColumn))"
@@ -154,7 +166,9 @@ extension SQLiteStore {
         }
     }
 
-    public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID:
+        [ObjectID]]
+    {
         var result: [ObjectID: [ObjectID]] = [:]
         // Owners by entity: the relationship's storage is the same for an entity's rows.
         for (entityName, owners) in Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName) {
@@ -163,31 +177,41 @@ extension SQLiteStore {
                 let destination = schema.entity(named: entity.relationships[number].destinationEntityName),
                 let destinationLayout = self.layout.entities[destination.name]
             else { continue }
-            let ownerByKey = Dictionary(owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+            let ownerByKey = Dictionary(
+                owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
             let kinds = destinationLayout.kindNames.map { "'\($0)'" }.joined(separator: ", ")
-            for chunk in stride(from: 0, to: owners.count, by: 500).map({ Array(owners[$0..<Swift.min($0 + 500, owners.count)]) }) {
+            for chunk in stride(from: 0, to: owners.count, by: 500).map({
+                Array(owners[$0..<Swift.min($0 + 500, owners.count)])
+            }) {
                 let keys = chunk.compactMap(\.primaryKey)
                 let placeholders = keys.map { _ in "?" }.joined(separator: ", ")
                 let sql: String
                 switch layout.toMany[number] {
                 case .inverseColumn(let table, let column, let orderColumn):
-                    sql = "SELECT \(quoted(column)), \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
+                    sql =
+                        "SELECT \(quoted(column)), \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
                         + " WHERE \(quoted(column)) IN (\(placeholders)) AND \(quoted(StoreLayout.entityColumn)) IN (\(kinds))"
-                        + " ORDER BY \(quoted(column)), " + (orderColumn.map { "\(quoted($0)), " } ?? "") + quoted(StoreLayout.primaryKeyColumn)
+                        + " ORDER BY \(quoted(column)), " + (orderColumn.map { "\(quoted($0)), " } ?? "")
+                        + quoted(StoreLayout.primaryKeyColumn)
                 case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
-                    sql = "SELECT j.\(quoted(sourceColumn)), j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
+                    sql =
+                        "SELECT j.\(quoted(sourceColumn)), j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
                         + " JOIN \(quoted(destinationLayout.table)) t ON t.\(quoted(StoreLayout.primaryKeyColumn)) = j.\(quoted(targetColumn))"
                         + " WHERE j.\(quoted(sourceColumn)) IN (\(placeholders))"
-                        + " ORDER BY j.\(quoted(sourceColumn)), " + (positionColumn.map { "j.\(quoted($0)), " } ?? "") + "j.\(quoted(targetColumn))"
+                        + " ORDER BY j.\(quoted(sourceColumn)), " + (positionColumn.map { "j.\(quoted($0)), " } ?? "")
+                        + "j.\(quoted(targetColumn))"
                 case nil:
                     continue
                 }
-                let rows = try read(sql: sql) { db in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys)) }
+                let rows = try read(sql: sql) { db in
+                    try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys))
+                }
                 for owner in chunk { result[owner] = [] }
                 for row in rows {
                     let ownerKey: Int64 = row[0]
                     guard let owner = ownerByKey[ownerKey] else { continue }
-                    result[owner, default: []].append(ObjectID(entityName: row[2], storeIdentifier: identifier, primaryKey: row[1]))
+                    result[owner, default: []].append(
+                        ObjectID(entityName: row[2], storeIdentifier: identifier, primaryKey: row[1]))
                 }
             }
         }
@@ -198,7 +222,8 @@ extension SQLiteStore {
 
     /// Adds the request's property-equality conditions, with bound values.
     func appendMatching(
-        _ request: StoreFetchRequest, of entity: Entity, to conditions: inout [String], _ arguments: inout [DatabaseValue]
+        _ request: StoreFetchRequest, of entity: Entity, to conditions: inout [String],
+        _ arguments: inout [DatabaseValue]
     ) throws {
         for (name, value) in (request.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
@@ -218,7 +243,9 @@ extension SQLiteStore {
     func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
         guard let entity = schema.entity(named: entityName), let layout = layout.entities[entityName] else {
             throw StrataError(
-                .noStore, "The store has no entity named '\(entityName)'." + didYouMean(entityName, in: layout.entities.keys.sorted()),
+                .noStore,
+                "The store has no entity named '\(entityName)'."
+                    + didYouMean(entityName, in: layout.entities.keys.sorted()),
                 entityName: entityName)
         }
         return (entity, layout)
@@ -292,7 +319,10 @@ struct RowDecoder {
                 continue
             }
             let targetEntity: String? = toOneEntityPositions[number].flatMap { row[$0] }
-            toOne.append(ObjectID(entityName: targetEntity ?? toOneDestinations[number], storeIdentifier: storeIdentifier, primaryKey: key))
+            toOne.append(
+                ObjectID(
+                    entityName: targetEntity ?? toOneDestinations[number], storeIdentifier: storeIdentifier,
+                    primaryKey: key))
         }
         return StoreRow(
             objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
@@ -322,7 +352,8 @@ extension SQLiteStore {
                 let kind = ValueKind(target.type)
                 if function != .count && function != .min && function != .max && !kind.isNumeric {
                     throw StrataError(
-                        .typeMismatch, "\(function.rawValue) needs a numeric attribute; \(entity.name).\(key) is \(target.type).",
+                        .typeMismatch,
+                        "\(function.rawValue) needs a numeric attribute; \(entity.name).\(key) is \(target.type).",
                         entityName: entity.name, propertyName: key)
                 }
                 if kind == .codable {
@@ -336,7 +367,8 @@ extension SQLiteStore {
                     expressions.append("COUNT(\(column))")
                     types.append(.integer64)
                 case (.sum, .decimal), (.average, .decimal):
-                    expressions.append(function == .sum ? "strata_decimal_sum(\(column))" : "strata_decimal_avg(\(column))")
+                    expressions.append(
+                        function == .sum ? "strata_decimal_sum(\(column))" : "strata_decimal_avg(\(column))")
                     types.append(.decimal)
                 case (.sum, .integer):
                     expressions.append("IFNULL(SUM(\(column)), 0)")
@@ -354,7 +386,8 @@ extension SQLiteStore {
                 }
             case .aggregate(let function, nil):
                 throw StrataError(
-                    .invalidPredicate, "\(function.rawValue) needs an attribute; only count can count rows.", entityName: entity.name)
+                    .invalidPredicate, "\(function.rawValue) needs an attribute; only count can count rows.",
+                    entityName: entity.name)
             }
         }
         var groupTerms: [String] = []
@@ -363,12 +396,15 @@ extension SQLiteStore {
             groupTerms.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
         }
         let groupBy = groupTerms.isEmpty ? "" : " GROUP BY " + groupTerms.joined(separator: ", ")
-        let isAggregate = !groupTerms.isEmpty || request.columns.contains { if case .aggregate = $0 { true } else { false } }
+        let isAggregate =
+            !groupTerms.isEmpty || request.columns.contains { if case .aggregate = $0 { true } else { false } }
         // An aggregate over all rows has no row order; groups come in the order of their keys.
         if isAggregate && groupTerms.isEmpty { query.sorts = [] }
-        let groupOrder = !groupTerms.isEmpty && query.sorts.isEmpty ? " ORDER BY " + groupTerms.joined(separator: ", ") : nil
+        let groupOrder =
+            !groupTerms.isEmpty && query.sorts.isEmpty ? " ORDER BY " + groupTerms.joined(separator: ", ") : nil
         let body = query.sql(withOrder: !isAggregate || !query.sorts.isEmpty, groupBy: groupBy, order: groupOrder)
-        let sql = "SELECT " + (request.returnsDistinctResults ? "DISTINCT " : "") + expressions.joined(separator: ", ") + body
+        let sql =
+            "SELECT " + (request.returnsDistinctResults ? "DISTINCT " : "") + expressions.joined(separator: ", ") + body
         let arguments = query.arguments
         return try read(sql: sql) { db in
             var rows: [[AttributeValue]] = []

@@ -76,7 +76,9 @@ import Testing
         let busy = try context.fetchDictionaries(request)
         #expect(busy.map { $0["director"] } == [.string("Ann")])
         request.havingPredicate = try QueryPredicate(format: "moovies > 1")
-        do { _ = try context.fetchDictionaries(request) } catch let error as StrataError { #expect(error.code == .unknownKey) }
+        do { _ = try context.fetchDictionaries(request) } catch let error as StrataError {
+            #expect(error.code == .unknownKey)
+        }
     }
 
     @Test func dictionariesOfPropertiesAndDistinctValues() throws {
@@ -89,7 +91,10 @@ import Testing
         var distinct = FetchRequest<Movie>(predicate: \.director != nil)
         distinct.propertiesToFetch = [.attribute("director.name", as: "director")]
         distinct.returnsDistinctResults = true
-        #expect(Set(try context.fetchDictionaries(distinct).compactMap { $0["director"] }) == [.string("Ann"), .string("Bob")])
+        #expect(
+            Set(try context.fetchDictionaries(distinct).compactMap { $0["director"] }) == [
+                .string("Ann"), .string("Bob"),
+            ])
         #expect(try context.fetchDictionaries(distinct).count == 2)
         var everything = FetchRequest<Movie>(predicate: \.title == "Heat")
         everything.propertiesToFetch = []
@@ -102,8 +107,12 @@ import Testing
         let context = container.newBackgroundContext()
         var request = FetchRequest<Movie>()
         request.propertiesToFetch = [.sum("title", as: "x")]
-        do { _ = try context.fetchDictionaries(request) } catch let error as StrataError { #expect(error.code == .typeMismatch) }
+        do { _ = try context.fetchDictionaries(request) } catch let error as StrataError {
+            #expect(error.code == .typeMismatch)
+        }
         request.propertiesToFetch = [.sum("nope", as: "x")]
-        do { _ = try context.fetchDictionaries(request) } catch let error as StrataError { #expect(error.code == .unknownKey) }
+        do { _ = try context.fetchDictionaries(request) } catch let error as StrataError {
+            #expect(error.code == .unknownKey)
+        }
     }
 }

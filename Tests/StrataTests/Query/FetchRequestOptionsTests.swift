@@ -5,7 +5,9 @@ import Testing
 @testable import Strata
 
 extension Person: DefaultSortable {
-    static var defaultSortDescriptors: [FetchSortDescriptor<Person>] { [.ascending(\.name, comparison: .caseInsensitive)] }
+    static var defaultSortDescriptors: [FetchSortDescriptor<Person>] {
+        [.ascending(\.name, comparison: .caseInsensitive)]
+    }
 }
 
 /// Subentities, affected stores, default sort orders and child contexts.
@@ -15,7 +17,8 @@ extension Person: DefaultSortable {
 
     init() throws {
         directory = try TemporaryDirectory()
-        container = try StoreKind.sqliteFile.makeContainer([Car.self, Bike.self, Person.self, Movie.self], in: directory)
+        container = try StoreKind.sqliteFile.makeContainer(
+            [Car.self, Bike.self, Person.self, Movie.self], in: directory)
         let context = container.newBackgroundContext()
         for (maker, wheels) in [("Volvo", 4), ("Fiat", 4), ("Reliant", 3)] {
             let car = Car(context: context)
@@ -34,14 +37,15 @@ extension Person: DefaultSortable {
 
     @Test func subentitiesAreIncludedUnlessExcluded() throws {
         let context = container.newBackgroundContext()
-        let all = try context.fetch(FetchRequest<Vehicle>(predicate: \.wheels < 4, sortDescriptors: [.ascending(\.maker)]))
+        let all = try context.fetch(
+            FetchRequest<Vehicle>(predicate: \.wheels < 4, sortDescriptors: [.ascending(\.maker)]))
         #expect(all.map(\.maker) == ["Brompton", "Reliant", "Trek"])
         #expect(all.map { $0.entity.name } == ["Bike", "Car", "Bike"])
         let electric = try context.fetch(FetchRequest<Bike>(predicate: \.isElectric == true))
         #expect(electric.map(\.maker) == ["Trek"])
         var onlyVehicles = FetchRequest<Vehicle>()
         onlyVehicles.includesSubentities = false
-        #expect(try context.fetch(onlyVehicles).isEmpty)   // Vehicle is abstract
+        #expect(try context.fetch(onlyVehicles).isEmpty)  // Vehicle is abstract
         #expect(try context.count(for: onlyVehicles) == 0)
         // A key of a subentity is not a key of its parent.
         let wrong = FetchRequest<Vehicle>(predicate: FetchPredicate(.comparison(.keyPath("seats"), .equalTo, 5)))
@@ -68,17 +72,21 @@ extension Person: DefaultSortable {
     @Test func defaultSortDescriptorsGiveASortedRequest() throws {
         let context = container.newBackgroundContext()
         #expect(try context.fetch(Person.sortedFetchRequest).map(\.name) == ["Ann", "bob", "carl"])
-        #expect(try context.fetch(Person.sortedFetchRequest(where: (\Person.name).beginsWith("b", options: .caseInsensitive))).map(\.name) == ["bob"])
+        #expect(
+            try context.fetch(
+                Person.sortedFetchRequest(where: (\Person.name).beginsWith("b", options: .caseInsensitive))
+            ).map(\.name) == ["bob"])
     }
 
     @Test func childContextsSeeTheirOwnAndTheirParentsChanges() throws {
         let parent = container.newBackgroundContext()
         let ann = try #require(try parent.fetch(Person.self, where: \.name == "Ann").first)
-        ann.name = "Anna"                                   // unsaved in the parent
+        ann.name = "Anna"  // unsaved in the parent
         let child = ObjectContext(parent: parent)
         let dora = Person(context: child)
-        dora.name = "Dora"                                  // unsaved in the child
-        let request = Person.sortedFetchRequest(where: (\Person.name).beginsWith("a", options: .caseInsensitive) || \.name == "Dora")
+        dora.name = "Dora"  // unsaved in the child
+        let request = Person.sortedFetchRequest(
+            where: (\Person.name).beginsWith("a", options: .caseInsensitive) || \.name == "Dora")
         #expect(try child.fetch(request).map(\.name) == ["Anna", "Dora"])
         #expect(try parent.fetch(request).map(\.name) == ["Anna"])
         #expect(try child.count(for: request) == 2)

@@ -13,14 +13,16 @@ import Testing
 
     init() throws {
         directory = try TemporaryDirectory()
-        container = try StoreKind.sqliteFile.makeContainer([Movie.self, Review.self, Person.self, Sample.self], in: directory)
+        container = try StoreKind.sqliteFile.makeContainer(
+            [Movie.self, Review.self, Person.self, Sample.self], in: directory)
         let context = container.newBackgroundContext()
         let ann = Person(context: context)
         ann.name = "Ann"
         let bob = Person(context: context)
         bob.name = "Bob"
         for (index, (title, year)) in [
-            ("Heat", 1995), ("Ronin", 1998), ("Clara Köhler", 2001), ("the thing", 1982), ("The Insider", 1999), ("a10", 2010),
+            ("Heat", 1995), ("Ronin", 1998), ("Clara Köhler", 2001), ("the thing", 1982), ("The Insider", 1999),
+            ("a10", 2010),
             ("a9", 2009),
         ].enumerated() {
             let movie = Movie(title: title, year: Int16(year))
@@ -40,39 +42,66 @@ import Testing
 
     @Test func keyPathOperatorsFilterInTheStore() throws {
         let context = container.newBackgroundContext()
-        #expect(titles(try context.fetch(Movie.self, where: \.year > 1998, sortedBy: [.ascending(\.year)])) == [
-            "The Insider", "Clara Köhler", "a9", "a10",
-        ])
-        #expect(titles(try context.fetch(Movie.self, where: \.year > 1990 && !(\Movie.title == "Heat"), sortedBy: [.ascending(\.year)])) == [
-            "Ronin", "The Insider", "Clara Köhler", "a9", "a10",
-        ])
-        #expect(titles(try context.fetch(Movie.self, where: (\Movie.year).between(1995...1999), sortedBy: [.ascending(\.title)])) == [
-            "Heat", "Ronin", "The Insider",
-        ])
-        #expect(titles(try context.fetch(Movie.self, where: (\Movie.title).in(["Heat", "Ronin", "Nope"]), sortedBy: [.ascending(\.title)])) == [
-            "Heat", "Ronin",
-        ])
-        #expect(titles(try context.fetch(Movie.self, where: (\Movie.title).beginsWith("the", options: .caseInsensitive), sortedBy: [.ascending(\.year)])) == [
-            "the thing", "The Insider",
-        ])
-        #expect(titles(try context.fetch(Movie.self, where: (\Movie.title).equal(to: "clara kohler", options: [.caseInsensitive, .diacriticInsensitive]))) == [
-            "Clara Köhler"
-        ])
+        #expect(
+            titles(try context.fetch(Movie.self, where: \.year > 1998, sortedBy: [.ascending(\.year)])) == [
+                "The Insider", "Clara Köhler", "a9", "a10",
+            ])
+        #expect(
+            titles(
+                try context.fetch(
+                    Movie.self, where: \.year > 1990 && !(\Movie.title == "Heat"), sortedBy: [.ascending(\.year)])) == [
+                    "Ronin", "The Insider", "Clara Köhler", "a9", "a10",
+                ])
+        #expect(
+            titles(
+                try context.fetch(
+                    Movie.self, where: (\Movie.year).between(1995...1999), sortedBy: [.ascending(\.title)])) == [
+                    "Heat", "Ronin", "The Insider",
+                ])
+        #expect(
+            titles(
+                try context.fetch(
+                    Movie.self, where: (\Movie.title).in(["Heat", "Ronin", "Nope"]), sortedBy: [.ascending(\.title)]))
+                == [
+                    "Heat", "Ronin",
+                ])
+        #expect(
+            titles(
+                try context.fetch(
+                    Movie.self, where: (\Movie.title).beginsWith("the", options: .caseInsensitive),
+                    sortedBy: [.ascending(\.year)])) == [
+                    "the thing", "The Insider",
+                ])
+        #expect(
+            titles(
+                try context.fetch(
+                    Movie.self,
+                    where: (\Movie.title).equal(to: "clara kohler", options: [.caseInsensitive, .diacriticInsensitive]))
+            ) == [
+                "Clara Köhler"
+            ])
         #expect(titles(try context.fetch(Movie.self, where: (\Movie.title).like("?eat"))) == ["Heat"])
-        #expect(titles(try context.fetch(Movie.self, where: (\Movie.title).matches("a[0-9]+"), sortedBy: [.ascending(\.title)])) == ["a10", "a9"])
-        #expect(titles(try context.fetch(Movie.self, where: \.director?.name == "Bob", sortedBy: [.ascending(\.year)])) == [
-            "Ronin", "a10",
-        ])
+        #expect(
+            titles(
+                try context.fetch(Movie.self, where: (\Movie.title).matches("a[0-9]+"), sortedBy: [.ascending(\.title)])
+            ) == ["a10", "a9"])
+        #expect(
+            titles(try context.fetch(Movie.self, where: \.director?.name == "Bob", sortedBy: [.ascending(\.year)])) == [
+                "Ronin", "a10",
+            ])
         #expect(titles(try context.fetch(Movie.self, where: \.director == nil)) == ["the thing"])
-        #expect(titles(try context.fetch(Movie.self, where: (\Movie.reviews).count >= 5, sortedBy: [.ascending(\.year)])) == ["a9", "a10"])
+        #expect(
+            titles(try context.fetch(Movie.self, where: (\Movie.reviews).count >= 5, sortedBy: [.ascending(\.year)]))
+                == ["a9", "a10"])
     }
 
     @Test func relationshipsCompareWithObjects() throws {
         let context = container.newBackgroundContext()
         let ann = try #require(try context.fetch(Person.self, where: \.name == "Ann").first)
-        #expect(titles(try context.fetch(Movie.self, where: \.director == ann, sortedBy: [.ascending(\.year)])) == [
-            "Heat", "The Insider", "Clara Köhler", "a9",
-        ])
+        #expect(
+            titles(try context.fetch(Movie.self, where: \.director == ann, sortedBy: [.ascending(\.year)])) == [
+                "Heat", "The Insider", "Clara Köhler", "a9",
+            ])
         let review = try #require(try context.fetch(Review.self, where: \.stars == 4).first)
         let movies = try context.fetch(Movie.self, where: (\Movie.reviews).contains(review))
         #expect(movies.count == 1 && movies.first === review.movie)
@@ -83,14 +112,21 @@ import Testing
         let context = container.newBackgroundContext()
         let standard = titles(try context.fetch(Movie.self, where: nil, sortedBy: [.ascending(\.title)]))
         #expect(standard == ["Clara Köhler", "Heat", "Ronin", "The Insider", "a10", "a9", "the thing"])
-        let localized = titles(try context.fetch(Movie.self, where: nil, sortedBy: [.ascending(\.title, comparison: .localizedStandard)]))
+        let localized = titles(
+            try context.fetch(Movie.self, where: nil, sortedBy: [.ascending(\.title, comparison: .localizedStandard)]))
         #expect(localized == ["a9", "a10", "Clara Köhler", "Heat", "Ronin", "The Insider", "the thing"])
-        let caseless = titles(try context.fetch(Movie.self, where: nil, sortedBy: [.descending(\.title, comparison: .caseInsensitive)]))
+        let caseless = titles(
+            try context.fetch(Movie.self, where: nil, sortedBy: [.descending(\.title, comparison: .caseInsensitive)]))
         #expect(caseless == ["the thing", "The Insider", "Ronin", "Heat", "Clara Köhler", "a9", "a10"])
         // Nil sorts first ascending: "the thing" has no director.
-        let byDirector = titles(try context.fetch(FetchRequest<Movie>(sortDescriptors: [FetchSortDescriptor<Movie>(key: "director.name"), .ascending(\.year)])))
+        let byDirector = titles(
+            try context.fetch(
+                FetchRequest<Movie>(sortDescriptors: [
+                    FetchSortDescriptor<Movie>(key: "director.name"), .ascending(\.year),
+                ])))
         #expect(byDirector == ["the thing", "Heat", "The Insider", "Clara Köhler", "a9", "Ronin", "a10"])
-        let byDecimal = titles(try context.fetch(Movie.self, where: nil, sortedBy: [.descending(\.boxOffice)], limit: 2))
+        let byDecimal = titles(
+            try context.fetch(Movie.self, where: nil, sortedBy: [.descending(\.boxOffice)], limit: 2))
         #expect(byDecimal == ["a9", "a10"])
     }
 
@@ -107,14 +143,14 @@ import Testing
         let context = container.newBackgroundContext()
         let request = FetchRequest<Movie>(predicate: \.year >= 1998, sortDescriptors: [.ascending(\.year)])
         let heat = try #require(try context.fetch(Movie.self, where: \.title == "Heat").first)
-        heat.year = 2000                                    // edited into the result
+        heat.year = 2000  // edited into the result
         let ronin = try #require(try context.fetch(Movie.self, where: \.title == "Ronin").first)
-        context.delete(ronin)                                // deleted out of it
+        context.delete(ronin)  // deleted out of it
         let insider = try #require(try context.fetch(Movie.self, where: \.title == "The Insider").first)
-        insider.year = 1980                                  // edited out of it
-        let new = Movie(title: "Collateral", year: 2004)     // inserted into it
+        insider.year = 1980  // edited out of it
+        let new = Movie(title: "Collateral", year: 2004)  // inserted into it
         context.insert(new)
-        let old = Movie(context: context)                    // inserted, not matching
+        let old = Movie(context: context)  // inserted, not matching
         old.title = "Old"
         old.year = 1950
         let pending = titles(try context.fetch(request))
@@ -125,7 +161,10 @@ import Testing
         storeOnly.includesPendingChanges = false
         #expect(titles(try context.fetch(storeOnly)).contains("Ronin"))
         try context.save()
-        #expect(titles(try container.newBackgroundContext().fetch(request)) == ["Heat", "Clara Köhler", "Collateral", "a9", "a10"])
+        #expect(
+            titles(try container.newBackgroundContext().fetch(request)) == [
+                "Heat", "Clara Köhler", "Collateral", "a9", "a10",
+            ])
     }
 
     @Test func unknownKeysAndWrongTypesAreTypedErrors() throws {
@@ -145,9 +184,13 @@ import Testing
         let transient = FetchRequest<Movie>(predicate: \.cache == 1)
         do { _ = try context.fetch(transient) } catch let error as StrataError { #expect(error.code == .unknownKey) }
         let badRegex = FetchRequest<Movie>(predicate: (\Movie.title).matches("(unclosed"))
-        do { _ = try context.fetch(badRegex) } catch let error as StrataError { #expect(error.code == .invalidPredicate) }
+        do { _ = try context.fetch(badRegex) } catch let error as StrataError {
+            #expect(error.code == .invalidPredicate)
+        }
         let badSort = FetchRequest<Movie>(sortDescriptors: [FetchSortDescriptor<Movie>(key: "reviews")])
-        do { _ = try context.fetch(badSort) } catch let error as StrataError { #expect(error.code == .invalidPredicate) }
+        do { _ = try context.fetch(badSort) } catch let error as StrataError {
+            #expect(error.code == .invalidPredicate)
+        }
     }
 
     @Test func valuesAreBoundNeverSpliced() throws {
@@ -157,17 +200,21 @@ import Testing
             #expect(try context.fetch(Movie.self, where: (\Movie.title).contains(hostile)).isEmpty)
         }
         #expect(try context.count(for: FetchRequest<Movie>()) == 7)
-        let hostileKey = FetchRequest<Movie>(predicate: FetchPredicate(.comparison(.keyPath("title\" = title OR \"1"), .equalTo, "x")))
+        let hostileKey = FetchRequest<Movie>(
+            predicate: FetchPredicate(.comparison(.keyPath("title\" = title OR \"1"), .equalTo, "x")))
         do { _ = try context.fetch(hostileKey) } catch let error as StrataError { #expect(error.code == .unknownKey) }
     }
 
     @Test func anEqualityFetchOnAnIndexedAttributeUsesTheIndex() throws {
         let store = try #require(container.stores.first as? SQLiteStore)
         var query = try #require(
-            try store.makeQuery(StoreFetchRequest(entityName: "Movie", predicate: .comparison(.keyPath("title"), .equalTo, "Heat"))))
+            try store.makeQuery(
+                StoreFetchRequest(entityName: "Movie", predicate: .comparison(.keyPath("title"), .equalTo, "Heat"))))
         let sql = "EXPLAIN QUERY PLAN SELECT t0.\"_pk\"" + query.sql(withOrder: true)
         let arguments = query.arguments
-        let plan = try store.writer.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map { $0["detail"] as String? ?? "" } }
+        let plan = try store.writer.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { $0["detail"] as String? ?? "" }
+        }
         #expect(plan.contains { $0.contains("USING INDEX") && $0.contains("title") }, "\(plan)")
     }
 
@@ -197,12 +244,22 @@ import Testing
         let context = container.newBackgroundContext()
         #expect(try context.fetch(FetchRequest<Movie>.fetchingAll()).count == 7)
         #expect(titles(try context.fetch(FetchRequest<Movie>.fetchingBy(key: "title", value: "Heat"))) == ["Heat"])
-        #expect(titles(try context.fetch(FetchRequest<Movie>.fetchingBy(pairs: [("title", "Heat"), ("year", 1995)]))) == ["Heat"])
+        #expect(
+            titles(try context.fetch(FetchRequest<Movie>.fetchingBy(pairs: [("title", "Heat"), ("year", 1995)]))) == [
+                "Heat"
+            ])
         #expect(try context.fetch(FetchRequest<Movie>.fetchingBy(pairs: [("title", "Heat"), ("year", 1996)])).isEmpty)
         #expect(
-            titles(try context.fetch(FetchRequest<Movie>.fetchingFor(key: "year", values: [1995, 1998]).sortedBy(key: "year"))) == ["Heat", "Ronin"])
+            titles(
+                try context.fetch(
+                    FetchRequest<Movie>.fetchingFor(key: "year", values: [1995, 1998]).sortedBy(key: "year"))) == [
+                    "Heat", "Ronin",
+                ])
         #expect(
-            titles(try context.fetch(FetchRequest<Movie>.fetchingFor(keys: ["title", "director.name"], value: "Ann").sortedBy(keys: ["year"], ascending: false)))
+            titles(
+                try context.fetch(
+                    FetchRequest<Movie>.fetchingFor(keys: ["title", "director.name"], value: "Ann").sortedBy(
+                        keys: ["year"], ascending: false)))
                 == ["a9", "Clara Köhler", "The Insider", "Heat"])
         let removed = try context.removeInstances(of: Movie.self, matching: \.year < 1990)
         #expect(removed == 1)
@@ -229,22 +286,34 @@ import Testing
 
     @Test func formatStringsAndFoundationPredicatesFetchTheSameObjects() throws {
         let context = container.newBackgroundContext()
-        let byKeyPath = titles(try context.fetch(Movie.self, where: \.year > 1995 && \.director?.name == "Ann", sortedBy: [.ascending(\.year)]))
+        let byKeyPath = titles(
+            try context.fetch(
+                Movie.self, where: \.year > 1995 && \.director?.name == "Ann", sortedBy: [.ascending(\.year)]))
         #expect(byKeyPath == ["The Insider", "Clara Köhler", "a9"])
-        let format = try FetchRequest<Movie>(format: "%K > %d AND director.name == %@", "year", 1995, "Ann").sorted(by: .ascending(\.year))
+        let format = try FetchRequest<Movie>(format: "%K > %d AND director.name == %@", "year", 1995, "Ann").sorted(
+            by: .ascending(\.year))
         #expect(titles(try context.fetch(format)) == byKeyPath)
-        let foundation = try FetchRequest(#Predicate<Movie> { $0.year > 1995 && $0.director?.name == "Ann" }, sortDescriptors: [.ascending(\.year)])
+        let foundation = try FetchRequest(
+            #Predicate<Movie> { $0.year > 1995 && $0.director?.name == "Ann" }, sortDescriptors: [.ascending(\.year)])
         #expect(titles(try context.fetch(foundation)) == byKeyPath)
 
         let template = try QueryPredicate(format: "year >= $FROM AND ANY reviews.stars >= $STARS")
         let filled = try template.substituting(["FROM": 2000, "STARS": 5])
-        #expect(titles(try context.fetch(FetchRequest<Movie>(predicate: FetchPredicate(filled), sortDescriptors: [.ascending(\.year)]))) == ["a9"])
-        let subquery = try FetchRequest<Movie>(format: "SUBQUERY(reviews, $r, $r.stars >= 3).@count >= 2").sorted(by: .ascending(\.year))
+        #expect(
+            titles(
+                try context.fetch(
+                    FetchRequest<Movie>(predicate: FetchPredicate(filled), sortDescriptors: [.ascending(\.year)]))) == [
+                    "a9"
+                ])
+        let subquery = try FetchRequest<Movie>(format: "SUBQUERY(reviews, $r, $r.stars >= 3).@count >= 2").sorted(
+            by: .ascending(\.year))
         #expect(titles(try context.fetch(subquery)) == ["a9", "a10"])
         let folded = try FetchRequest<Movie>(format: "title ==[cd] %@", "clara kohler")
         #expect(titles(try context.fetch(folded)) == ["Clara Köhler"])
         let unbound = try FetchRequest<Movie>(format: "year > $YEAR")
-        do { _ = try context.fetch(unbound) } catch let error as StrataError { #expect(error.code == .invalidPredicate) }
+        do { _ = try context.fetch(unbound) } catch let error as StrataError {
+            #expect(error.code == .invalidPredicate)
+        }
         let malformed = #expect(throws: StrataError.self) { try FetchRequest<Movie>(format: "year > ") }
         #expect(malformed?.code == .invalidPredicate)
         #expect(malformed?.offset == 7)

@@ -4,19 +4,6 @@ import Testing
 
 @testable import Strata
 
-/// A small deterministic generator, so that a failing case replays from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The SQL compiler and the in-memory evaluator must return the same objects in the same
 /// order for random data and random predicates, sort descriptors, limits and offsets.
 @Suite struct PredicateDifferentialTests {
@@ -24,7 +11,9 @@ struct SeededGenerator: RandomNumberGenerator {
         "Heat", "heat", "HEAT", "Clara Köhler", "clara kohler", "École", "ecole", "a9", "a10", "A1", " ", "The Thing",
         "the thing", "Straße", "STRASSE", "x*y", "50% off", "naïve", "Ω omega", "🎬 film", "Heat 2", "Ronin",
     ]
-    static let fragments = ["he", "HE", "at", "clara", "köh", "koh", "a", "", "Th", "ss", "ß", "%", "*", "🎬", "e", "É", "omega"]
+    static let fragments = [
+        "he", "HE", "at", "clara", "köh", "koh", "a", "", "Th", "ss", "ß", "%", "*", "🎬", "e", "É", "omega",
+    ]
     static let likePatterns = ["h*", "*at", "?eat", "*a*", "a?", "a??", "*", "", "x\\*y", "cl*r", "*ö*", "*o*"]
     static let regexes = ["h.*", "[A-Z].*", "a[0-9]+", ".*\\d.*", "(heat|ronin)", "É.*", ".*ö.*", "[a-z ]*"]
     static let names = ["Ann", "bob", "Émile", "zoë", "Zed", "ann", "Bo"]
@@ -36,7 +25,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     static func makeFixture(seed: UInt64, in directory: TemporaryDirectory) throws -> Fixture {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let container = try StoreKind.sqliteFile.makeContainer([Movie.self, Review.self, Person.self], in: directory)
         let context = container.newBackgroundContext()
         var people: [Person] = []
@@ -52,7 +41,8 @@ struct SeededGenerator: RandomNumberGenerator {
             movie.rating = Double(Int.random(in: 0...20, using: &random)) / 2
             movie.boxOffice = Decimal(Int.random(in: 0...400, using: &random)) / 8
             if Bool.random(using: &random) {
-                movie.releaseDate = Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...5, using: &random)) * 86_400)
+                movie.releaseDate = Date(
+                    timeIntervalSinceReferenceDate: Double(Int.random(in: 0...5, using: &random)) * 86_400)
             }
             if Int.random(in: 0..<4, using: &random) > 0 { movie.director = people.randomElement(using: &random) }
             movie.cast = Array(people.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)))
@@ -64,13 +54,14 @@ struct SeededGenerator: RandomNumberGenerator {
             }
         }
         try context.save()
-        return Fixture(container: container, people: people.map(\.objectID), movies: try context.fetch(Movie.self).map(\.objectID))
+        return Fixture(
+            container: container, people: people.map(\.objectID), movies: try context.fetch(Movie.self).map(\.objectID))
     }
 
     // MARK: Random predicates
 
     struct PredicateGenerator {
-        var random: SeededGenerator
+        var random: SplitMix64
         let fixture: Fixture
 
         mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
@@ -86,7 +77,8 @@ struct SeededGenerator: RandomNumberGenerator {
 
         mutating func stringLeaf(_ key: String) -> QueryPredicate {
             switch Int.random(in: 0..<8, using: &random) {
-            case 0: return .comparison(.keyPath(key), ordering(), .value(.string(pick(titles + names))), options: options())
+            case 0:
+                return .comparison(.keyPath(key), ordering(), .value(.string(pick(titles + names))), options: options())
             case 1: return .comparison(.keyPath(key), .contains, .value(.string(pick(fragments))), options: options())
             case 2: return .comparison(.keyPath(key), .beginsWith, .value(.string(pick(fragments))), options: options())
             case 3: return .comparison(.keyPath(key), .endsWith, .value(.string(pick(fragments))), options: options())
@@ -94,7 +86,9 @@ struct SeededGenerator: RandomNumberGenerator {
             case 5: return .comparison(.keyPath(key), .matches, .value(.string(pick(regexes))), options: options())
             case 6:
                 return .comparison(
-                    .keyPath(key), .in, .list((0..<Int.random(in: 0...3, using: &random)).map { _ in .value(.string(pick(titles + names))) }),
+                    .keyPath(key), .in,
+                    .list(
+                        (0..<Int.random(in: 0...3, using: &random)).map { _ in .value(.string(pick(titles + names))) }),
                     options: options())
             default: return .comparison(.keyPath(key), pick([.equalTo, .notEqualTo]), .value(.null))
             }
@@ -103,48 +97,90 @@ struct SeededGenerator: RandomNumberGenerator {
         mutating func leaf() -> QueryPredicate {
             switch Int.random(in: 0..<22, using: &random) {
             case 0, 1: return stringLeaf("title")
-            case 2: return .comparison(.keyPath("year"), ordering(), .value(.integer(Int64(Int.random(in: 1989...2006, using: &random)))))
+            case 2:
+                return .comparison(
+                    .keyPath("year"), ordering(), .value(.integer(Int64(Int.random(in: 1989...2006, using: &random)))))
             case 3:
                 let low = Int64(Int.random(in: 1989...2006, using: &random))
-                return .comparison(.keyPath("year"), .between, .list([.value(.integer(low)), .value(.integer(low + Int64(Int.random(in: 0...5, using: &random))))]))
-            case 4: return .comparison(.keyPath("rating"), ordering(), .value(.double(Double(Int.random(in: 0...20, using: &random)) / 2)))
-            case 5: return .comparison(.keyPath("rating"), ordering(), .value(.integer(Int64(Int.random(in: 0...10, using: &random)))))
-            case 6: return .comparison(.keyPath("year"), ordering(), .value(.double(Double(Int.random(in: 3980...4010, using: &random)) / 2)))
+                return .comparison(
+                    .keyPath("year"), .between,
+                    .list([.value(.integer(low)), .value(.integer(low + Int64(Int.random(in: 0...5, using: &random))))])
+                )
+            case 4:
+                return .comparison(
+                    .keyPath("rating"), ordering(), .value(.double(Double(Int.random(in: 0...20, using: &random)) / 2)))
+            case 5:
+                return .comparison(
+                    .keyPath("rating"), ordering(), .value(.integer(Int64(Int.random(in: 0...10, using: &random)))))
+            case 6:
+                return .comparison(
+                    .keyPath("year"), ordering(),
+                    .value(.double(Double(Int.random(in: 3980...4010, using: &random)) / 2)))
             case 7:
-                return .comparison(.keyPath("boxOffice"), ordering(), .value(.decimal(Decimal(Int.random(in: 0...400, using: &random)) / 8)))
+                return .comparison(
+                    .keyPath("boxOffice"), ordering(),
+                    .value(.decimal(Decimal(Int.random(in: 0...400, using: &random)) / 8)))
             case 8:
-                if chance(30) { return .comparison(.keyPath("releaseDate"), pick([.equalTo, .notEqualTo]), .value(.null)) }
+                if chance(30) {
+                    return .comparison(.keyPath("releaseDate"), pick([.equalTo, .notEqualTo]), .value(.null))
+                }
                 return .comparison(
                     .keyPath("releaseDate"), ordering(),
-                    .value(.date(Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...5, using: &random)) * 86_400))))
+                    .value(
+                        .date(
+                            Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...5, using: &random)) * 86_400)
+                        )))
             case 9:
-                if chance(30) { return .comparison(.keyPath("director"), pick([.equalTo, .notEqualTo]), .value(.null)) }
-                return .comparison(.keyPath("director"), pick([.equalTo, .notEqualTo]), .objectID(pick(fixture.people)))
+                if chance(30) {
+                    return .comparison(.keyPath("director"), pick([.equalTo, .notEqualTo]), .value(.null))
+                }
+                return .comparison(
+                    .keyPath("director"), pick([.equalTo, .notEqualTo]), .objectID(pick(fixture.people)))
             case 10: return stringLeaf("director.name")
             case 11:
                 return .comparison(
-                    .keyPath("reviews.stars"), ordering(), .value(.integer(Int64(Int.random(in: 0...5, using: &random)))),
+                    .keyPath("reviews.stars"), ordering(),
+                    .value(.integer(Int64(Int.random(in: 0...5, using: &random)))),
                     modifier: pick([.direct, .any, .all]))
-            case 12: return .not(.comparison(.keyPath("reviews.stars"), ordering(), .value(.integer(Int64(Int.random(in: 0...5, using: &random)))), modifier: .any))
-            case 13: return .comparison(.keyPath("reviews.@count"), ordering(), .value(.integer(Int64(Int.random(in: 0...4, using: &random)))))
-            case 14:
-                let path = pick(["reviews.@sum.stars", "reviews.@avg.stars", "reviews.@min.stars", "reviews.@max.stars"])
-                return .comparison(.keyPath(path), ordering(), .value(.integer(Int64(Int.random(in: 0...12, using: &random)))))
-            case 15:
-                let inner = QueryPredicate.comparison(.keyPathOn(.variable("r"), "stars"), ordering(), .value(.integer(Int64(Int.random(in: 0...5, using: &random)))))
+            case 12:
+                return .not(
+                    .comparison(
+                        .keyPath("reviews.stars"), ordering(),
+                        .value(.integer(Int64(Int.random(in: 0...5, using: &random)))), modifier: .any))
+            case 13:
                 return .comparison(
-                    .keyPathOn(.subquery(collection: .keyPath("reviews"), variable: "r", predicate: inner), "@count"), ordering(),
+                    .keyPath("reviews.@count"), ordering(),
+                    .value(.integer(Int64(Int.random(in: 0...4, using: &random)))))
+            case 14:
+                let path = pick([
+                    "reviews.@sum.stars", "reviews.@avg.stars", "reviews.@min.stars", "reviews.@max.stars",
+                ])
+                return .comparison(
+                    .keyPath(path), ordering(), .value(.integer(Int64(Int.random(in: 0...12, using: &random)))))
+            case 15:
+                let inner = QueryPredicate.comparison(
+                    .keyPathOn(.variable("r"), "stars"), ordering(),
+                    .value(.integer(Int64(Int.random(in: 0...5, using: &random)))))
+                return .comparison(
+                    .keyPathOn(.subquery(collection: .keyPath("reviews"), variable: "r", predicate: inner), "@count"),
+                    ordering(),
                     .value(.integer(Int64(Int.random(in: 0...3, using: &random)))))
             case 16: return .comparison(.keyPath("cast"), .contains, .objectID(pick(fixture.people)))
             case 17:
                 return .comparison(
-                    .keyPath("cast.name"), pick([.beginsWith, .equalTo, .contains]), .value(.string(pick(names + fragments))), options: options(),
+                    .keyPath("cast.name"), pick([.beginsWith, .equalTo, .contains]),
+                    .value(.string(pick(names + fragments))), options: options(),
                     modifier: pick([.any, .all]))
             case 18:
-                let ids = (0..<Int.random(in: 0...8, using: &random)).map { _ in QueryExpression.objectID(pick(fixture.movies)) }
+                let ids = (0..<Int.random(in: 0...8, using: &random)).map { _ in
+                    QueryExpression.objectID(pick(fixture.movies))
+                }
                 return .comparison(.evaluatedObject, .in, .list(ids))
             case 19: return stringLeaf("reviews.text")
-            case 20: return .comparison(.keyPath("director.directed.@count"), ordering(), .value(.integer(Int64(Int.random(in: 0...12, using: &random)))))
+            case 20:
+                return .comparison(
+                    .keyPath("director.directed.@count"), ordering(),
+                    .value(.integer(Int64(Int.random(in: 0...12, using: &random)))))
             default: return .constant(chance(50))
             }
         }
@@ -170,14 +206,18 @@ struct SeededGenerator: RandomNumberGenerator {
     func sqlAndMemoryAgree(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let fixture = try Self.makeFixture(seed: seed, in: directory)
-        var generator = PredicateGenerator(random: SeededGenerator(seed: seed &* 7919), fixture: fixture)
+        var generator = PredicateGenerator(random: SplitMix64(seed: seed &* 7919), fixture: fixture)
         let context = fixture.container.newBackgroundContext()
         let everything = try context.fetch(Movie.self)
         var nonEmpty = 0
         for caseNumber in 0..<600 {
             let predicate = generator.predicate()
             let sorts = generator.sorts()
-            var request = FetchRequest<Movie>(predicate: FetchPredicate(predicate), sortDescriptors: sorts.map { FetchSortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison) })
+            var request = FetchRequest<Movie>(
+                predicate: FetchPredicate(predicate),
+                sortDescriptors: sorts.map {
+                    FetchSortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison)
+                })
             if generator.chance(30) { request.fetchLimit = Int.random(in: 1...10, using: &generator.random) }
             if generator.chance(20) { request.fetchOffset = Int.random(in: 0...10, using: &generator.random) }
             let fromSQL = try context.fetch(request).map(\.objectID)
@@ -185,13 +225,16 @@ struct SeededGenerator: RandomNumberGenerator {
             let resolved = try PredicateResolver.resolve(predicate, for: Movie.entity, in: fixture.container.schema)
             let evaluator = PredicateEvaluator(predicate: resolved)
             var inMemory: [ManagedObject] = everything.filter { evaluator.evaluate($0) }
-            context.sortInMemory(&inMemory, by: try PredicateResolver.resolveSorts(sorts, for: Movie.entity, in: fixture.container.schema))
+            context.sortInMemory(
+                &inMemory,
+                by: try PredicateResolver.resolveSorts(sorts, for: Movie.entity, in: fixture.container.schema))
             var expected = Array(inMemory.dropFirst(request.fetchOffset))
             if request.fetchLimit > 0 { expected = Array(expected.prefix(request.fetchLimit)) }
             if !fromSQL.isEmpty { nonEmpty += 1 }
             #expect(
                 fromSQL == expected.map(\.objectID),
-                "seed \(seed) case \(caseNumber): \(predicate) sorted by \(sorts.map { "\($0.key) \($0.ascending) \($0.comparison)" })")
+                "seed \(seed) case \(caseNumber): \(predicate) sorted by \(sorts.map { "\($0.key) \($0.ascending) \($0.comparison)" })"
+            )
             if fromSQL != expected.map(\.objectID) { return }
         }
         // The generator must produce predicates that select something, or the test proves little.
@@ -204,7 +247,7 @@ struct SeededGenerator: RandomNumberGenerator {
     func pendingChangesMatchTheSavedResult(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let fixture = try Self.makeFixture(seed: seed, in: directory)
-        var random = SeededGenerator(seed: seed &* 31)
+        var random = SplitMix64(seed: seed &* 31)
         let context = fixture.container.newBackgroundContext()
         let movies = try context.fetch(Movie.self)
         let people = try context.fetch(Person.self)
@@ -228,13 +271,15 @@ struct SeededGenerator: RandomNumberGenerator {
             movie.year = Int16(Int.random(in: 1990...2005, using: &random))
             movie.director = people.randomElement(using: &random)
         }
-        var generator = PredicateGenerator(random: SeededGenerator(seed: seed &* 7), fixture: fixture)
+        var generator = PredicateGenerator(random: SplitMix64(seed: seed &* 7), fixture: fixture)
         var requests: [FetchRequest<Movie>] = []
         var pending: [[Movie]] = []
         for _ in 0..<150 {
             var request = FetchRequest<Movie>(
                 predicate: FetchPredicate(generator.predicate()),
-                sortDescriptors: generator.sorts().map { FetchSortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison) })
+                sortDescriptors: generator.sorts().map {
+                    FetchSortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison)
+                })
             if generator.chance(30) { request.fetchLimit = Int.random(in: 1...10, using: &generator.random) }
             if generator.chance(20) { request.fetchOffset = Int.random(in: 0...10, using: &generator.random) }
             requests.append(request)
@@ -244,7 +289,10 @@ struct SeededGenerator: RandomNumberGenerator {
         let fresh = fixture.container.newBackgroundContext()
         for (request, before) in zip(requests, pending) {
             let after = try fresh.fetch(request).map(\.objectID)
-            #expect(before.map(\.objectID) == after, "seed \(seed): \(request.predicate.map { "\($0.tree)" } ?? "all") sorted by \(request.sortDescriptors.map(\.descriptor)) limit \(request.fetchLimit) offset \(request.fetchOffset)")
+            #expect(
+                before.map(\.objectID) == after,
+                "seed \(seed): \(request.predicate.map { "\($0.tree)" } ?? "all") sorted by \(request.sortDescriptors.map(\.descriptor)) limit \(request.fetchLimit) offset \(request.fetchOffset)"
+            )
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
+    /// The rows a request matches, in one SQL query: predicate, order, limit and offset included.
     public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
         guard var query = try makeQuery(request) else { return [] }
         guard let table = self.layout.tables.first(where: { $0.name == query.layout.table }) else { return [] }
@@ -35,6 +36,7 @@ extension SQLiteStore {
         }
     }
 
+    /// The IDs of the rows a request matches, in its order, without reading their values.
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID] {
         guard var query = try makeQuery(request) else { return [] }
         let sql =
@@ -51,6 +53,7 @@ extension SQLiteStore {
         }
     }
 
+    /// The number of rows a request matches, counted by SQLite.
     public func count(_ request: StoreFetchRequest) throws -> Int {
         guard var query = try makeQuery(request) else { return 0 }
         var sql = "SELECT COUNT(*)" + query.sql(withOrder: false)
@@ -131,6 +134,7 @@ extension SQLiteStore {
             limit: request.fetchLimit, offset: request.fetchOffset)
     }
 
+    /// The members of one object's to-many relationship, in order for ordered relationships.
     public func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID] {
         let (entity, layout) = try resolve(objectID.entityName)
         guard let number = entity.relationshipNumber(named: name), let primaryKey = objectID.primaryKey else {
@@ -166,6 +170,7 @@ extension SQLiteStore {
         }
     }
 
+    /// The members of a to-many relationship for many owners, with one query per 500 owners.
     public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID:
         [ObjectID]]
     {
@@ -331,6 +336,7 @@ struct RowDecoder {
 }
 
 extension SQLiteStore {
+    /// Property values and aggregates computed by SQLite, one array per row or group.
     public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
         guard var query = try makeQuery(request.fetch) else { return [] }
         let (entity, _) = try resolve(request.fetch.entityName)

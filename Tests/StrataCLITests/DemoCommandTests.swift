@@ -23,6 +23,13 @@ import Testing
         #expect(output.contains("- Heat (1995) by Michael Mann, box office $187436818, reviews: 5, 4"))
         #expect(output.contains("- Ronin (1998) by John Frankenheimer"))
         #expect(output.contains("6 reviews in all"))
+        #expect(output.contains(#"\.director?.name == "Michael Mann" -> ["Collateral", "Heat"]"#))
+        #expect(output.contains(#"title BEGINSWITH[c] %@ -> ["Heat"]"#))
+        #expect(output.contains(#"{ $0.boxOffice > 100_000_000 } -> ["Collateral", "Heat"]"#))
+        #expect(output.contains(#"title ==[cd] "RÖNIN" -> ["Ronin"]"#))
+        #expect(output.contains("invalidPredicate at offset 21"))
+        #expect(output.contains("total box office $479068093, average review 4.17 stars"))
+        #expect(output.contains(#""Michael Mann": 2 movie(s), $408375992"#))
 
         var second = ""
         try DemoCommand.run(storeURL: store, into: &second)

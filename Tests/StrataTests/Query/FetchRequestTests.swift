@@ -318,4 +318,14 @@ import Testing
         #expect(malformed?.code == .invalidPredicate)
         #expect(malformed?.offset == 7)
     }
+
+    @Test func theReadmeExampleCompilesAndRuns() throws {
+        let context = container.newBackgroundContext()
+        let movies = try context.fetch(
+            Movie.self, where: \.title == "Ronin" && (\Movie.reviews).count > 0, sortedBy: [.descending(\.releaseDate)])
+        let same = try context.fetch(FetchRequest<Movie>(format: "title == %@ AND reviews.@count > 0", "Ronin"))
+        #expect(movies.map(\.title) == ["Ronin"])
+        #expect(same == movies)
+        #expect(try context.max(\Review.stars) == 5)
+    }
 }

@@ -12,6 +12,31 @@ struct ObjectQuery {
     var affectedStores: [String]?
     var prefetching: [String] = []
 
+    /// Whether the predicate or a sort key follows a key path into related objects, so that
+    /// changes to those objects can change the result.
+    var reachesRelatedObjects: Bool {
+        sortDescriptors.contains { $0.key.contains(".") } || (predicate.map(Self.reachesRelatedObjects) ?? false)
+    }
+
+    private static func reachesRelatedObjects(_ predicate: QueryPredicate) -> Bool {
+        switch predicate {
+        case .constant: return false
+        case .and(let parts), .or(let parts): return parts.contains(where: reachesRelatedObjects)
+        case .not(let part): return reachesRelatedObjects(part)
+        case .comparison(let comparison):
+            return reachesRelatedObjects(comparison.left) || reachesRelatedObjects(comparison.right)
+        }
+    }
+
+    private static func reachesRelatedObjects(_ expression: QueryExpression) -> Bool {
+        switch expression {
+        case .value, .objectID, .evaluatedObject: return false
+        case .keyPath(let path): return path.contains(".") || path.contains("@")
+        case .list(let items): return items.contains(where: reachesRelatedObjects)
+        case .variable, .keyPathOn, .subquery: return true
+        }
+    }
+
     var storeRequest: StoreFetchRequest {
         StoreFetchRequest(
             entityName: entity.name, includesSubentities: includesSubentities, predicate: predicate,
@@ -111,9 +136,16 @@ extension ObjectContext {
             prefetching: request.relationshipKeyPathsForPrefetching)
     }
 
-    /// Whether unsaved changes can affect the query's result.
+    /// Whether unsaved changes can affect the query's result: changes to objects of the
+    /// fetched entity's table, or to any object when the predicate or a sort key reaches
+    /// related objects.
     func usesPendingChanges(_ query: ObjectQuery) -> Bool {
-        query.includesPendingChanges && hasChanges
+        guard query.includesPendingChanges, hasChanges else { return false }
+        if query.reachesRelatedObjects { return true }
+        let table = query.entity.rootEntity.name
+        func touches(_ object: ManagedObject) -> Bool { object.entity.rootEntity.name == table }
+        return inserted.values.contains(where: touches) || deleted.values.contains(where: touches)
+            || changed.values.contains { $0.hasChanges && touches($0) }
     }
 
     func stores(for query: ObjectQuery) throws -> [any PersistentStore] {

@@ -117,7 +117,12 @@ extension ObjectContext {
                     context: self, store: nil, entity: query.entity, keys: [], entityNames: nil, objects: objects,
                     batchSize: batchSize))
         }
-        let store = try self.store(forEntity: query.entity)
+        guard let store = try stores(for: query).first else {
+            return BatchedFetchResults(
+                loader: .init(
+                    context: self, store: nil, entity: query.entity, keys: [], entityNames: nil, objects: [],
+                    batchSize: batchSize))
+        }
         let ids = try store.fetchObjectIDs(query.storeRequest)
         let polymorphic = query.entity.kindNames.count > 1
         return BatchedFetchResults(

@@ -183,6 +183,9 @@ extension ObjectContext {
             wide.predicate = nil
             for source in try parent.execute(wide) { consider(adopt(source)) }
         } else if container != nil {
+            // Saved objects whose related objects changed here (and were released since) can
+            // only be found without the predicate.
+            if query.reachesRelatedObjects { wide.predicate = nil }
             for store in try stores(for: query) {
                 for row in try store.fetch(wide.storeRequest) { consider(try materialize(row)) }
             }
@@ -194,6 +197,11 @@ extension ObjectContext {
             for key in insertionOrder {
                 if let object = inserted[key], object.entity.isKind(of: query.entity) { consider(object) }
             }
+        }
+        if query.affectedStores != nil, container != nil {
+            // Unsaved objects go to the entity's store; keep only those of affected stores.
+            let allowed = Set(try stores(for: query).map(\.identifier))
+            candidates = candidates.filter { allowed.contains($0.objectID.storeIdentifier ?? allowed.first ?? "") }
         }
         let evaluator = predicate.map(PredicateEvaluator.init)
         var matches = candidates.filter { object in

@@ -23,9 +23,10 @@ public struct FetchPredicate<Model: ManagedObject>: Sendable, Hashable {
     }
 
     /// Matches every object (`TRUEPREDICATE`).
-    public static var all: FetchPredicate { FetchPredicate(.constant(true)) }
-    /// Matches no object (`FALSEPREDICATE`).
-    public static var none: FetchPredicate { FetchPredicate(.constant(false)) }
+    public static var always: FetchPredicate { FetchPredicate(.constant(true)) }
+    /// Matches no object (`FALSEPREDICATE`). (Not `none`, which an optional predicate
+    /// parameter would read as `Optional.none`: no filter at all.)
+    public static var never: FetchPredicate { FetchPredicate(.constant(false)) }
 
     /// Both predicates hold.
     public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {

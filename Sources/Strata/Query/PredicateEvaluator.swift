@@ -120,7 +120,9 @@ struct PredicateEvaluator {
                 let value = attribute(attributePath.number, of: target)
                 return value.isNull ? nil : value
             }
-            return aggregate(collectionOperator, values, type: attributePath.type)
+            let result = aggregate(collectionOperator, values, type: attributePath.type)
+            guard !options.isEmpty, let text = ValueComparison.text(result) else { return result }
+            return .string(StringFolding.fold(text, options))
         }
     }
 

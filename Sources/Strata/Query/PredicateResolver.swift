@@ -434,12 +434,10 @@ struct PredicateResolver {
                 return .member(leftOperand, converted, kind.isTextual ? options : [], listKind)
             }
             // `title IN "some text"`: the title is a substring of the text.
-            guard case .constant(.string) = right, leftKindOrNil?.isTextual == true,
-                let (rightOperand, _) = operand(right)
-            else {
+            guard case .constant(.string(let text)) = right, leftKindOrNil?.isTextual == true else {
                 throw mismatch(left, comparisonOperator, right)
             }
-            return .compare(rightOperand, .contains, leftOperand, options, .string)
+            return .compare(.constant(folded(.string(text), options)), .contains, leftOperand, options, .string)
         case .contains, .beginsWith, .endsWith, .like, .matches:
             guard let leftKind = leftKindOrNil, leftKind.isTextual, let (rightOperand, rightKind) = operand(right)
             else {

@@ -84,6 +84,9 @@ enum ValueComparison {
             }
         }
         guard let a = number(left), let b = number(right) else { return nil }
+        // SQLite stores NaN as NULL, so NaN compares with nothing, as nil does.
+        if case .double(let x) = a, x.isNaN { return nil }
+        if case .double(let y) = b, y.isNaN { return nil }
         switch (a, b) {
         case (.integer(let x), .integer(let y)): return x < y ? -1 : (x == y ? 0 : 1)
         case (.double(let x), .double(let y)): return x < y ? -1 : (x == y ? 0 : 1)
@@ -94,9 +97,9 @@ enum ValueComparison {
 
     /// Compares a double with an integer without rounding the integer.
     private static func compareDouble(_ x: Double, _ y: Int64) -> Int {
-        if x.isNaN { return -1 }
-        if x < -9.3e18 { return -1 }
-        if x > 9.3e18 { return 1 }
+        // Beyond Int64's range (2^63) the double decides; converting would trap.
+        if x < -0x1p63 { return -1 }
+        if x >= 0x1p63 { return 1 }
         let whole = x.rounded(.down)
         let integer = Int64(whole)
         if integer != y { return integer < y ? -1 : 1 }

@@ -95,8 +95,10 @@ struct SQLiteQueryCompiler {
         case .not(let part):
             return "(NOT " + compile(part) + ")"
         case .compare(let left, let comparisonOperator, let right, let options, let kind):
+            // Constants are folded by the resolver; everything else is folded here, as the
+            // evaluator folds it.
             let l = operand(left, options: options)
-            let r = operand(right, options: [])
+            let r = operand(right, options: comparisonOperator == .matches ? [] : options)
             let collate = kind == .decimal ? " COLLATE \(SQLiteFunctions.decimalCollation)" : ""
             switch comparisonOperator {
             case .equalTo: return "(\(l) IS \(r)\(collate))"
@@ -221,7 +223,8 @@ struct SQLiteQueryCompiler {
             }
             let joins = scopes[memberScope].joins.joined()
             scopes.removeLast()
-            return "(SELECT \(value)\(source)\(joins) WHERE \(condition))"
+            let aggregate = "(SELECT \(value)\(source)\(joins) WHERE \(condition))"
+            return options.isEmpty ? aggregate : "strata_fold(\(aggregate), \(options.rawValue))"
         }
     }
 

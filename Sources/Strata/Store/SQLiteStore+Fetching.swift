@@ -17,9 +17,9 @@ extension SQLiteStore {
             var rows: [StoreRow] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
-                let primaryKey: Int64 = row[0]
-                let entityName: String = row[1]
-                let version: Int64 = row[2]
+                // Rows another program damaged (NULL or mistyped keys) are skipped, not trusted.
+                guard let primaryKey = row.int64(at: 0), let entityName = row.string(at: 1) else { continue }
+                let version = row.int64(at: 2) ?? 0
                 let decoder: RowDecoder
                 if let cached = decoders[entityName] {
                     decoder = cached
@@ -47,7 +47,8 @@ extension SQLiteStore {
             var ids: [ObjectID] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
-                ids.append(ObjectID(entityName: row[1], storeIdentifier: identifier, primaryKey: row[0]))
+                guard let key = row.int64(at: 0), let entityName = row.string(at: 1) else { continue }
+                ids.append(ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: key))
             }
             return ids
         }
@@ -164,8 +165,10 @@ extension SQLiteStore {
             return []
         }
         return try read(sql: sql) { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                ObjectID(entityName: row[1], storeIdentifier: identifier, primaryKey: row[0])
+            try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+                row.int64(at: 0).flatMap { key in
+                    row.string(at: 1).map { ObjectID(entityName: $0, storeIdentifier: identifier, primaryKey: key) }
+                }
             }
         }
     }
@@ -213,10 +216,12 @@ extension SQLiteStore {
                 }
                 for owner in chunk { result[owner] = [] }
                 for row in rows {
-                    let ownerKey: Int64 = row[0]
+                    guard let ownerKey = row.int64(at: 0), let key = row.int64(at: 1),
+                        let entityName = row.string(at: 2)
+                    else { continue }
                     guard let owner = ownerByKey[ownerKey] else { continue }
                     result[owner, default: []].append(
-                        ObjectID(entityName: row[2], storeIdentifier: identifier, primaryKey: row[1]))
+                        ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: key))
                 }
             }
         }
@@ -319,11 +324,11 @@ struct RowDecoder {
         var toOne: [ObjectID?] = []
         toOne.reserveCapacity(toOnePositions.count)
         for (number, position) in toOnePositions.enumerated() {
-            guard let position, let key: Int64 = row[position] else {
+            guard let position, let key = row.int64(at: position) else {
                 toOne.append(nil)
                 continue
             }
-            let targetEntity: String? = toOneEntityPositions[number].flatMap { row[$0] }
+            let targetEntity = toOneEntityPositions[number].flatMap { row.string(at: $0) }
             toOne.append(
                 ObjectID(
                     entityName: targetEntity ?? toOneDestinations[number], storeIdentifier: storeIdentifier,
@@ -425,5 +430,21 @@ extension SQLiteStore {
             }
             return rows
         }
+    }
+}
+
+extension Row {
+    /// The integer in a column, or `nil` for NULL or a value of another type (never a trap).
+    func int64(at index: Int) -> Int64? {
+        let value: DatabaseValue = self[index]
+        if case .int64(let number) = value.storage { return number }
+        return nil
+    }
+
+    /// The text in a column, or `nil` for NULL or a value of another type (never a trap).
+    func string(at index: Int) -> String? {
+        let value: DatabaseValue = self[index]
+        if case .string(let text) = value.storage { return text }
+        return nil
     }
 }

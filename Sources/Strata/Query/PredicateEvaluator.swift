@@ -42,6 +42,9 @@ struct PredicateEvaluator {
             let id = object(operand, scopes)?.objectID
             let found = id.map { ids.contains($0) } ?? false
             return negated ? !found : found
+        case .jsonContains(let operand, let wanted, let options):
+            guard case .codable(let json) = value(operand, scopes, []) else { return false }
+            return JSONElements.elements(of: json).contains { JSONElements.matches($0, wanted, options) }
         case .objectIsNil(let operand):
             return object(operand, scopes) == nil
         case .quantified(let all, let collection, let body):

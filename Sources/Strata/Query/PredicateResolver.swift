@@ -438,6 +438,17 @@ struct PredicateResolver {
                 throw mismatch(left, comparisonOperator, right)
             }
             return .compare(.constant(folded(.string(text), options)), .contains, leftOperand, options, .string)
+        case .contains where leftKindOrNil == .codable:
+            // `tags CONTAINS "x"` on a Codable array (or the values of a Codable struct).
+            guard case .constant(let value) = right, !value.isNull else {
+                throw mismatch(left, comparisonOperator, right)
+            }
+            switch value {
+            case .string, .integer, .double, .float, .boolean:
+                return .jsonContains(leftOperand, folded(value, options), options)
+            default:
+                throw mismatch(left, comparisonOperator, right)
+            }
         case .contains, .beginsWith, .endsWith, .like, .matches:
             guard let leftKind = leftKindOrNil, leftKind.isTextual, let (rightOperand, rightKind) = operand(right)
             else {

@@ -18,6 +18,8 @@ indirect enum ResolvedPredicate: Sendable {
     case between(ResolvedOperand, AttributeValue, AttributeValue, ValueKind)
     /// Object identity: the object an operand reaches is (not) one of these IDs.
     case objectIn(ResolvedOperand, [ObjectID], negated: Bool)
+    /// A Codable attribute's JSON array (or object) has an element equal to the value.
+    case jsonContains(ResolvedOperand, AttributeValue, ComparisonOptions)
     /// The operand reaches no object (an empty to-one relationship along the way).
     case objectIsNil(ResolvedOperand)
     /// `ANY`/`ALL` over the members of a to-many relationship; `body` is evaluated with the

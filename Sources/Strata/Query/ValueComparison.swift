@@ -226,3 +226,35 @@ final class RegularExpressionCache: Sendable {
         return expression
     }
 }
+
+/// The elements of a Codable attribute's JSON, as SQLite's `json_each` lists them.
+enum JSONElements {
+    /// The elements of an array or the values of an object; nothing for scalars or bad JSON.
+    static func elements(of json: Data) -> [Any] {
+        guard let root = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]) else { return [] }
+        if let array = root as? [Any] { return array }
+        if let object = root as? [String: Any] { return Array(object.values) }
+        return []
+    }
+
+    /// Whether a JSON element equals a constant: strings as strings (folded by the options),
+    /// numbers and Booleans (as 0 and 1) by value, as `json_each`'s `value = ?` compares them.
+    static func matches(_ element: Any, _ wanted: AttributeValue, _ options: ComparisonOptions) -> Bool {
+        switch wanted {
+        case .string(let text):
+            guard let string = element as? String else { return false }
+            return ValueComparison.compareBytes(StringFolding.fold(string, options).utf8, text.utf8) == 0
+        case .integer, .double, .float, .boolean:
+            guard !(element is String), let number = element as? NSNumber else { return false }
+            let value: AttributeValue =
+                if let flag = element as? Bool, type(of: element) == Bool.self {
+                    .integer(flag ? 1 : 0)
+                } else if let integer = Int64(exactly: number.doubleValue), !"\(number)".contains(".") {
+                    .integer(integer)
+                } else { .double(number.doubleValue) }
+            return ValueComparison.compare(value, wanted, as: .double) == 0
+        default:
+            return false
+        }
+    }
+}

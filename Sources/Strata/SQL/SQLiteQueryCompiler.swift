@@ -138,6 +138,12 @@ struct SQLiteQueryCompiler {
             let list = keys.map { bind(.integer($0)) }.joined(separator: ", ")
             let test = "IFNULL(\(key) IN (\(list)), 0)"
             return negated ? "(NOT \(test))" : test
+        case .jsonContains(let operand, let wanted, let options):
+            let column = self.operand(operand, options: [])
+            let element = options.isEmpty ? "value" : "strata_fold(value, \(options.rawValue))"
+            // Only arrays and objects have elements; anything else (a scalar) has none.
+            return
+                "(json_type(\(column)) IN ('array', 'object') AND EXISTS (SELECT 1 FROM json_each(\(column)) WHERE \(element) = \(bind(wanted))))"
         case .objectIsNil(let operand):
             guard case .object(let scope, let steps) = operand, !steps.isEmpty else { return "0" }
             return "(\(objectKey(scope: scope, steps: steps)) IS NULL)"

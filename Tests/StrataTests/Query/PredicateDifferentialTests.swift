@@ -46,6 +46,9 @@ import Testing
             }
             if Int.random(in: 0..<4, using: &random) > 0 { movie.director = people.randomElement(using: &random) }
             movie.cast = Array(people.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)))
+            movie.tags = Array(
+                ["drama", "Noir", "noir", "ß", "1995"].shuffled(using: &random).prefix(
+                    Int.random(in: 0...3, using: &random)))
             for _ in 0..<Int.random(in: 0...4, using: &random) {
                 let review = Review(context: context)
                 review.stars = Int32(Int.random(in: 0...5, using: &random))
@@ -95,7 +98,7 @@ import Testing
         }
 
         mutating func leaf() -> QueryPredicate {
-            switch Int.random(in: 0..<22, using: &random) {
+            switch Int.random(in: 0..<23, using: &random) {
             case 0, 1: return stringLeaf("title")
             case 2:
                 return .comparison(
@@ -177,6 +180,10 @@ import Testing
                 }
                 return .comparison(.evaluatedObject, .in, .list(ids))
             case 19: return stringLeaf("reviews.text")
+            case 21:
+                return .comparison(
+                    .keyPath("tags"), .contains, .value(.string(pick(["drama", "noir", "NOIR", "ss", "1995", "x"]))),
+                    options: options())
             case 20:
                 return .comparison(
                     .keyPath("director.directed.@count"), ordering(),

@@ -124,4 +124,32 @@ import Testing
         #expect(movies.first?.director == nil)
         #expect(try context.fetchObjectIDs(FetchRequest<Movie>()).count == 2)
     }
+
+    @Test func codableCollectionsContainValues() throws {
+        let context = container.newBackgroundContext()
+        let heat = try #require(try context.fetch(Movie.self, where: \.title == "Heat").first)
+        heat.tags = ["crime", "Thriller", "1995"]
+        let ronin = try #require(try context.fetch(Movie.self, where: \.title == "Ronin").first)
+        ronin.tags = ["spy"]
+        try context.save()
+        let cases: [(QueryPredicate, [String])] = [
+            (.comparison(.keyPath("tags"), .contains, "crime"), ["Heat"]),
+            (.comparison(.keyPath("tags"), .contains, "thriller"), []),
+            (.comparison(.keyPath("tags"), .contains, "thriller", options: .caseInsensitive), ["Heat"]),
+            (.comparison(.keyPath("tags"), .contains, "1995"), ["Heat"]),
+            (.comparison(.keyPath("tags"), .contains, 1995), []),
+            (.not(.comparison(.keyPath("tags"), .contains, "spy")), ["Heat", "heat"]),
+        ]
+        for (predicate, expected) in cases {
+            let result = try bothWays(predicate)
+            #expect(result.store == expected, "\(predicate)")
+            #expect(result.memory == expected, "\(predicate) in memory")
+        }
+        let translated = try FetchPredicate(#Predicate<Movie> { $0.tags.contains("spy") })
+        #expect(try context.fetch(FetchRequest(predicate: translated)).map(\.title) == ["Ronin"])
+        let sample = FetchPredicate<Sample>(.comparison(.keyPath("location"), .contains, .value(.integer(0))))
+        #expect(try context.fetch(FetchRequest(predicate: sample)).count == 1)
+        let wrong = FetchRequest<Movie>(predicate: FetchPredicate(.comparison(.keyPath("tags"), .beginsWith, "c")))
+        do { _ = try context.fetch(wrong) } catch let error as StrataError { #expect(error.code == .typeMismatch) }
+    }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole Strata test suite on a fresh machine: installs what the tests need, then
-# builds and runs every test target.
+# builds and runs every test target, then checks that the benchmarks still build and run
+# (small sizes; their speed is measured by Benchmarks/run.sh, not here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,4 @@ fi
 
 swift build --build-tests
 swift test --skip-build "$@"
+Benchmarks/run.sh --quick

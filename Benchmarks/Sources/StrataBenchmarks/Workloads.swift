@@ -1,0 +1,183 @@
+import CSQLite
+import Foundation
+import GRDB
+import Strata
+
+/// The entity of W1 and W2: ten Int64 attributes.
+@Entity final class Ints: ManagedObject {
+    var a: Int64 = 0
+    var b: Int64 = 0
+    var c: Int64 = 0
+    var d: Int64 = 0
+    var e: Int64 = 0
+    var f: Int64 = 0
+    var g: Int64 = 0
+    var h: Int64 = 0
+    var i: Int64 = 0
+    var j: Int64 = 0
+}
+
+/// The same row as a GRDB Codable record.
+struct IntsRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "ints"
+    var a, b, c, d, e, f, g, h, i, j: Int64
+}
+
+/// The same row as a hand-written GRDB record (columns by index, no Codable).
+struct FastIntsRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "ints"
+    var values: [Int64]
+    init(values: [Int64]) { self.values = values }
+    init(row: Row) throws { values = (0..<10).map { row[$0] } }
+    func encode(to container: inout PersistenceContainer) throws {
+        for (index, name) in Self.columns.enumerated() { container[name] = values[index] }
+    }
+    static let columns = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+}
+
+enum Contender: String, CaseIterable {
+    case strata, raw, grdbCodable = "grdb-codable", grdbFast = "grdb-fast"
+}
+
+/// A fresh folder per measurement.
+func scratchFolder() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+let createIntsTable = "CREATE TABLE ints (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c INTEGER, d INTEGER, e INTEGER, f INTEGER, g INTEGER, h INTEGER, i INTEGER, j INTEGER)"
+
+/// Raw SQLite through its C API: prepared statements, one transaction, columns by index.
+final class RawDatabase {
+    var handle: OpaquePointer?
+
+    init(path: String) throws {
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw BenchmarkError("cannot open \(path)") }
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+    }
+
+    deinit { sqlite3_close(handle) }
+
+    func execute(_ sql: String) throws {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchmarkError(String(cString: sqlite3_errmsg(handle)))
+        }
+    }
+
+    func prepare(_ sql: String) throws -> OpaquePointer? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw BenchmarkError(String(cString: sqlite3_errmsg(handle)))
+        }
+        return statement
+    }
+
+    func insertInts(count: Int) throws {
+        try execute("BEGIN")
+        let statement = try prepare("INSERT INTO ints (a, b, c, d, e, f, g, h, i, j) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        defer { sqlite3_finalize(statement) }
+        for row in 0..<count {
+            for column in 0..<10 { sqlite3_bind_int64(statement, Int32(column + 1), Int64(row &* 10 &+ column)) }
+            guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError("insert failed") }
+            sqlite3_reset(statement)
+        }
+        try execute("COMMIT")
+    }
+
+    func readInts() throws -> Int64 {
+        let statement = try prepare("SELECT a, b, c, d, e, f, g, h, i, j FROM ints")
+        defer { sqlite3_finalize(statement) }
+        var rows: [[Int64]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            var values = [Int64](repeating: 0, count: 10)
+            for column in 0..<10 { values[column] = sqlite3_column_int64(statement, Int32(column)) }
+            rows.append(values)
+        }
+        return rows.reduce(0) { $0 &+ $1.reduce(0, &+) }
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// W1: insert `count` objects with ten Int64 attributes in one save.
+func insertInts(_ contender: Contender, count: Int, in folder: URL) throws {
+    switch contender {
+    case .strata:
+        let container = try PersistentContainer(
+            name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(folder.appendingPathComponent("w1.sqlite"))])
+        let context = container.newBackgroundContext()
+        for row in 0..<count {
+            let object = Ints(context: context)
+            let base = Int64(row &* 10)
+            object.a = base
+            object.b = base &+ 1
+            object.c = base &+ 2
+            object.d = base &+ 3
+            object.e = base &+ 4
+            object.f = base &+ 5
+            object.g = base &+ 6
+            object.h = base &+ 7
+            object.i = base &+ 8
+            object.j = base &+ 9
+        }
+        try context.save()
+        try container.close()
+    case .raw:
+        let database = try RawDatabase(path: folder.appendingPathComponent("w1.sqlite").path)
+        try database.execute(createIntsTable)
+        try database.insertInts(count: count)
+    case .grdbCodable, .grdbFast:
+        let queue = try DatabaseQueue(path: folder.appendingPathComponent("w1.sqlite").path)
+        try queue.write { db in try db.execute(sql: createIntsTable) }
+        try queue.write { db in
+            for row in 0..<count {
+                let values = (0..<10).map { Int64(row &* 10 &+ $0) }
+                if contender == .grdbCodable {
+                    try IntsRecord(
+                        a: values[0], b: values[1], c: values[2], d: values[3], e: values[4], f: values[5], g: values[6],
+                        h: values[7], i: values[8], j: values[9]
+                    ).insert(db)
+                } else {
+                    try FastIntsRecord(values: values).insert(db)
+                }
+            }
+        }
+    }
+}
+
+/// Prepares W2's store of `count` rows for a contender (not timed).
+func prepareInts(_ contender: Contender, count: Int, in folder: URL) throws {
+    try insertInts(contender, count: count, in: folder)
+}
+
+/// W2: fetch every row, fully materialized, reading every attribute.
+func fetchInts(_ contender: Contender, in folder: URL) throws -> Int64 {
+    let path = folder.appendingPathComponent("w1.sqlite")
+    switch contender {
+    case .strata:
+        let container = try PersistentContainer(name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(path)])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        var total: Int64 = 0
+        for object in try context.fetch(FetchRequest<Ints>()) {
+            total = total &+ object.a &+ object.b &+ object.c &+ object.d &+ object.e
+            total = total &+ object.f &+ object.g &+ object.h &+ object.i &+ object.j
+        }
+        return total
+    case .raw:
+        return try RawDatabase(path: path.path).readInts()
+    case .grdbCodable:
+        let queue = try DatabaseQueue(path: path.path)
+        let records = try queue.read { db in try IntsRecord.fetchAll(db) }
+        return records.reduce(0) { $0 &+ $1.a &+ $1.b &+ $1.c &+ $1.d &+ $1.e &+ $1.f &+ $1.g &+ $1.h &+ $1.i &+ $1.j }
+    case .grdbFast:
+        let queue = try DatabaseQueue(path: path.path)
+        let records = try queue.read { db in try FastIntsRecord.fetchAll(db, sql: "SELECT a, b, c, d, e, f, g, h, i, j FROM ints") }
+        return records.reduce(0) { $0 &+ $1.values.reduce(0, &+) }
+    }
+}

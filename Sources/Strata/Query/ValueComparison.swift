@@ -203,16 +203,11 @@ final class RegularExpressionCache: Sendable {
         var options: UInt8
     }
 
-    /// `NSRegularExpression` is immutable and documented as safe to use from several threads.
-    private struct Entry: @unchecked Sendable {
-        let expression: NSRegularExpression
-    }
-
-    private let entries = LockedBox<[Key: Entry]>([:])
+    private let entries = LockedBox<[Key: NSRegularExpression]>([:])
 
     func expression(for pattern: String, options: ComparisonOptions) throws -> NSRegularExpression {
         let key = Key(pattern: pattern, options: options.rawValue)
-        if let entry = entries.withLock({ $0[key] }) { return entry.expression }
+        if let expression = entries.withLock({ $0[key] }) { return expression }
         var regexOptions: NSRegularExpression.Options = []
         if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
         // Anchor the whole pattern, so `a|b` means "exactly a or exactly b".
@@ -221,7 +216,7 @@ final class RegularExpressionCache: Sendable {
         let expression = try NSRegularExpression(pattern: "(?:" + source + ")$", options: regexOptions)
         entries.withLock { cache in
             if cache.count > 256 { cache.removeAll() }
-            cache[key] = Entry(expression: expression)
+            cache[key] = expression
         }
         return expression
     }

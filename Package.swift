@@ -47,6 +47,8 @@ let package = Package(
                 "StrataMacros",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API itself, for the hot paths that bind and read values directly.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift6
         ),

@@ -128,7 +128,10 @@ import Testing
         var problems: [String] = []
 
         var itemsByBatch: [Int: [Int]] = [:]
-        for movie in try context.fetch(Movie.self) {
+        // Kept alive so that `review.movie` below finds the loaded movies instead of loading
+        // each one alone: under load the child saves many batches before it is killed.
+        let movies = try context.fetch(Movie.self)
+        for movie in movies {
             let words = movie.title.split(separator: " ")
             guard let batch = SaveLoopCommand.batchNumber(ofTitle: movie.title), let item = Int(words[3]) else {
                 problems.append("a movie has a title save-loop does not make: '\(movie.title)'")
@@ -147,6 +150,7 @@ import Testing
             }
             reviewsByBatch[batch, default: 0] += 1
         }
+        withExtendedLifetime(movies) {}
 
         let expectedItems = Array(1...SaveLoopCommand.batchSize)
         for (batch, items) in itemsByBatch.sorted(by: { $0.key < $1.key }) {

@@ -123,11 +123,11 @@ extension ObjectContext {
                     context: self, store: nil, entity: query.entity, keys: [], entityNames: nil, objects: [],
                     batchSize: batchSize))
         }
-        let ids = try store.fetchObjectIDs(query.storeRequest)
         let polymorphic = query.entity.kindNames.count > 1
+        let (keys, entityNames) = try store.fetchPrimaryKeys(query.storeRequest, includingEntityNames: polymorphic)
         return BatchedFetchResults(
             loader: .init(
-                context: self, store: store, entity: query.entity, keys: ids.compactMap(\.primaryKey),
-                entityNames: polymorphic ? ids.map(\.entityName) : nil, objects: nil, batchSize: batchSize))
+                context: self, store: store, entity: query.entity, keys: keys, entityNames: entityNames, objects: nil,
+                batchSize: batchSize))
     }
 }

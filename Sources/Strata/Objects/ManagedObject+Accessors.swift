@@ -136,13 +136,15 @@ extension ManagedObject {
     }
 
     /// Makes the current values the committed snapshot. Stores call this after a save.
-    final func commitValues() {
+    ///
+    /// - Parameter notifyingContext: Whether the context must stop listing the object as
+    ///   inserted or updated (or it would disagree with `isInserted` and save the object again);
+    ///   `false` when the caller clears those lists itself.
+    final func commitValues(notifyingContext: Bool = true) {
         _committedValues = _values
         _committedRelationships = _relationships
         _isInserted = false
-        // The context must stop listing the object as inserted or updated, or it would disagree
-        // with `isInserted` and save the object again.
-        context?.objectDidCommit(self)
+        if notifyingContext { context?.objectDidCommit(self) }
     }
 
     /// Restores the committed snapshot (or the defaults, for an object never committed).

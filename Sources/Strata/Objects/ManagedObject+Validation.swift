@@ -31,12 +31,13 @@ extension ManagedObject {
             failures.append(
                 StrataError(code, "\(entity.name).\(property) \(message)", entityName: entity.name, propertyName: property, objectID: objectID))
         }
-        for (index, attribute) in entity.attributes.enumerated() {
+        for index in entity.requiredAttributeNumbers where _values[index].isNull {
+            fail(.missingValue, entity.attributes[index].name, "is required but has no value.")
+        }
+        for index in entity.ruledAttributeNumbers {
             let value = _values[index]
-            if value.isNull {
-                if !attribute.isOptional { fail(.missingValue, attribute.name, "is required but has no value.") }
-                continue
-            }
+            if value.isNull { continue }
+            let attribute = entity.attributes[index]
             let rules = attribute.validation
             if let minimum = rules.minimumValue, AttributeValue.compare(value, minimum) == .orderedAscending {
                 fail(.valueTooSmall, attribute.name, "is \(value), below its minimum \(minimum).")
@@ -68,6 +69,7 @@ extension ManagedObject {
                 if !matches { fail(.patternMismatch, attribute.name, "is \(value), which does not match the pattern \(pattern).") }
             }
         }
+        guard entity.hasRelationshipRules else { return failures }
         for (index, relationship) in entity.relationships.enumerated() {
             // A to-many relationship that was never loaded is loaded only if it has counts to check.
             let hasCounts = relationship.minimumCount > 0 || relationship.maximumCount > 0

@@ -64,18 +64,24 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         precondition(!entity.isAbstract, "Cannot create an instance of the abstract entity \(entity.name).")
         self.entity = entity
         self.objectID = ObjectID(entityName: entity.name)
-        self._values = entity.attributes.map(\.defaultValue)
-        self._relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        self._values = entity.defaultValues
+        self._relationships = entity.toManyFlags.map { $0 ? .toMany([]) : .toOne(nil) }
         _strataApplyInitialValues()
     }
 
     /// Creates an object for a row loaded from a store; its values are filled in by the context.
     /// Not for direct use: it skips the class's initial values and `awakeFromInsert()`.
-    public required init(_storedEntity entity: Entity) {
+    public required convenience init(_storedEntity entity: Entity) {
+        self.init(_storedEntity: entity, objectID: ObjectID(entityName: entity.name))
+    }
+
+    /// Creates an object for the stored row with `objectID`; its values are filled in by the
+    /// context. Not for direct use.
+    public required init(_storedEntity entity: Entity, objectID: ObjectID) {
         self.entity = entity
-        self.objectID = ObjectID(entityName: entity.name)
-        self._values = entity.attributes.map(\.defaultValue)
-        self._relationships = entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+        self.objectID = objectID
+        self._values = entity.defaultValues
+        self._relationships = entity.toManyFlags.map { $0 ? .toManyFault : .toOne(nil) }
     }
 
     /// Creates a new object of the class's entity (``entity-swift.type.property``), not yet in

@@ -125,15 +125,48 @@ extension ObjectContext {
         return object
     }
 
+    /// Turns rows a store of this context's container returned into objects, in order: the
+    /// registered instance when there is one, a new object otherwise. Each entity is resolved
+    /// once per call, not once per row.
+    func materialize(_ rows: [StoreRow]) throws -> [ManagedObject] {
+        guard parent == nil else { return try rows.map(materialize) }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(rows.count)
+        var lastEntity: Entity?
+        for row in rows {
+            if let object = registered[row.objectID] {
+                if object._isFault { apply(row, to: object) }
+                objects.append(object)
+                continue
+            }
+            let entity: Entity
+            if let lastEntity, lastEntity.name == row.objectID.entityName {
+                entity = lastEntity
+            } else {
+                guard let found = schema.entity(named: row.objectID.entityName), !found.isAbstract else {
+                    throw notFound(row.objectID, reason: "the schema has no concrete entity \(row.objectID.entityName)")
+                }
+                entity = found
+                lastEntity = found
+            }
+            let object = makeFault(for: row.objectID, entity: entity)
+            apply(row, to: object)
+            objects.append(object)
+        }
+        return objects
+    }
+
     /// Makes a row the object's committed (and current) state.
     func apply(_ row: StoreRow, to object: ManagedObject) {
+        let entity = object.entity
         var values = row.attributes
-        for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
-            values[index] = attribute.defaultValue
+        for index in entity.transientAttributeNumbers where index < values.count {
+            values[index] = entity.defaultValues[index]
         }
         var relationships: [RelationshipValue] = []
-        for (index, relationship) in object.entity.relationships.enumerated() {
-            if relationship.isToMany {
+        relationships.reserveCapacity(entity.toManyFlags.count)
+        for (index, isToMany) in entity.toManyFlags.enumerated() {
+            if isToMany {
                 relationships.append(.toManyFault)
             } else {
                 let target = index < row.toOne.count ? row.toOne[index] : nil

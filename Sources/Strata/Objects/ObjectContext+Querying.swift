@@ -163,7 +163,7 @@ extension ObjectContext {
         if parent == nil, container != nil, !usesPendingChanges(query) {
             var objects: [ManagedObject] = []
             for store in try stores(for: query) {
-                for row in try store.fetch(query.storeRequest) { objects.append(try materialize(row)) }
+                objects += try materialize(try store.fetch(query.storeRequest))
             }
             try prefetch(query.prefetching, for: objects)
             return objects
@@ -187,7 +187,7 @@ extension ObjectContext {
             // only be found without the predicate.
             if query.reachesRelatedObjects { wide.predicate = nil }
             for store in try stores(for: query) {
-                for row in try store.fetch(wide.storeRequest) { consider(try materialize(row)) }
+                for object in try materialize(try store.fetch(wide.storeRequest)) { consider(object) }
             }
         }
         if query.includesPendingChanges {
@@ -337,7 +337,7 @@ extension ObjectContext {
             ) {
                 let request = StoreFetchRequest(
                     entityName: entityName, includesSubentities: false, primaryKeys: chunk.compactMap(\.primaryKey))
-                for row in try store.fetch(request) { _ = try materialize(row) }
+                _ = try materialize(try store.fetch(request))
             }
         }
     }

@@ -68,23 +68,29 @@ extension ObjectContext {
         updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
         deletedObjects = deleted.values.sorted(by: Self.stableOrder)
 
-        // One change set per store.
-        var changeSets: [ObjectIdentifier: (store: any PersistentStore, changes: StoreChangeSet)] = [:]
-        var storeOrder: [ObjectIdentifier] = []
+        // One change set per store, mutated in place: a copy per object would make a large save
+        // quadratic.
+        var changeSets: [(store: any PersistentStore, changes: StoreChangeSet)] = []
+        var changeSetIndex: [ObjectIdentifier: Int] = [:]
+        var lastEntity: Entity?
+        var lastIndex = 0
         func add(_ object: ManagedObject, _ body: (inout StoreChangeSet) -> Void) throws {
-            let store = try self.store(forEntity: object.entity)
-            let key = ObjectIdentifier(store)
-            if changeSets[key] == nil {
-                var changes = StoreChangeSet()
-                changes.author = transactionAuthor
-                changes.contextName = name
-                changeSets[key] = (store, changes)
-                storeOrder.append(key)
+            if object.entity !== lastEntity {
+                let store = try self.store(forEntity: object.entity)
+                let key = ObjectIdentifier(store)
+                if let index = changeSetIndex[key] {
+                    lastIndex = index
+                } else {
+                    var changes = StoreChangeSet()
+                    changes.author = transactionAuthor
+                    changes.contextName = name
+                    lastIndex = changeSets.count
+                    changeSetIndex[key] = lastIndex
+                    changeSets.append((store, changes))
+                }
+                lastEntity = object.entity
             }
-            if var entry = changeSets[key] {
-                body(&entry.changes)
-                changeSets[key] = entry
-            }
+            body(&changeSets[lastIndex].changes)
         }
         for object in insertedObjects {
             let insert = StoreChangeSet.Insert(
@@ -129,8 +135,7 @@ extension ObjectContext {
         // Each store applies its part atomically. (Saves that span several stores are atomic per
         // store only, as in Core Data.)
         var results = StoreSaveResult()
-        for key in storeOrder {
-            guard let (store, changes) = changeSets[key] else { continue }
+        for (store, changes) in changeSets {
             let result: StoreSaveResult
             do {
                 result = try store.save(changes)
@@ -138,8 +143,12 @@ extension ObjectContext {
                 try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
                 throw error
             }
-            results.permanentIDs.merge(result.permanentIDs) { _, new in new }
-            results.versions.merge(result.versions) { _, new in new }
+            if results.permanentIDs.isEmpty && results.versions.isEmpty {
+                results = result  // the usual single store: no copy
+            } else {
+                results.permanentIDs.merge(result.permanentIDs) { _, new in new }
+                results.versions.merge(result.versions) { _, new in new }
+            }
         }
 
         // The stores have the changes: make them the objects' committed state.
@@ -149,11 +158,11 @@ extension ObjectContext {
             object.objectID = permanent
             registered[permanent] = object
             object._version = results.versions[permanent] ?? 1
-            object.commitValues()
+            object.commitValues(notifyingContext: false)  // clearPendingChanges() below
         }
         for object in updatedObjects {
             object._version = results.versions[object.objectID] ?? object._version
-            object.commitValues()
+            object.commitValues(notifyingContext: false)
         }
         for object in deletedObjects {
             registered[object.objectID] = nil

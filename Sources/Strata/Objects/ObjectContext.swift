@@ -119,8 +119,10 @@ public final class ObjectContext {
         guard let entity = schema.entity(named: object.entity.name) else {
             preconditionFailure("The context's schema has no entity \(object.entity.name).")
         }
+        // Objects made from the class's own entity usually share the schema's instance.
         precondition(
-            entity.attributes.map(\.name) == object.entity.attributes.map(\.name)
+            entity === object.entity
+                || entity.attributes.map(\.name) == object.entity.attributes.map(\.name)
                 && entity.relationships.map(\.name) == object.entity.relationships.map(\.name),
             "\(object.entity.name) in the context's schema is laid out differently from the object's entity.")
         object.entity = entity
@@ -234,8 +236,7 @@ public final class ObjectContext {
 
     func makeFault(for objectID: ObjectID, entity: Entity) -> ManagedObject {
         let type = (entity.objectType as? ManagedObject.Type) ?? ManagedObject.self
-        let object = type.init(_storedEntity: entity)
-        object.objectID = objectID
+        let object = type.init(_storedEntity: entity, objectID: objectID)
         object.context = self
         object._isFault = true
         registered[objectID] = object
@@ -284,16 +285,22 @@ struct IdentityMap {
 
     private var storage: [ObjectID: Entry] = [:]
     private var writesSincePruning = 0
+    /// The number of entries at which the map next drops entries of released objects.
+    private var pruningThreshold = 1024
 
     subscript(objectID: ObjectID) -> ManagedObject? {
         get { storage[objectID]?.object }
         set {
             storage[objectID] = newValue.map { Entry(object: $0) }
             writesSincePruning += 1
-            // Entries of released objects are dropped now and then, so the map stays small.
-            if writesSincePruning > 1024, writesSincePruning > storage.count {
+            // Entries of released objects are dropped now and then, so the map stays small: when
+            // it has doubled since the last pruning (a long scan registers a new ID per object
+            // and releases the old ones), or when it was rewritten more often than it is large.
+            // Both keep the cost of pruning amortized O(1) per write.
+            if storage.count > pruningThreshold || (writesSincePruning > 1024 && writesSincePruning > storage.count) {
                 storage = storage.filter { $0.value.object != nil }
                 writesSincePruning = 0
+                pruningThreshold = Swift.max(1024, storage.count * 2)
             }
         }
     }

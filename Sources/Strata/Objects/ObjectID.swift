@@ -21,7 +21,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     public let storeIdentifier: String?
     let key: Key
 
-    init(entityName: String, temporary uuid: UUID = UUID()) {
+    init(entityName: String, temporary uuid: UUID = TemporaryIDSource.shared.next()) {
         self.entityName = entityName
         self.storeIdentifier = nil
         self.key = .temporary(uuid)
@@ -85,6 +85,20 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 extension ObjectID {
+    /// Whether two IDs name the same object. The key is compared first: it differs between
+    /// almost any two IDs and is the cheapest part.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier
+    }
+
+    /// Hashes the key and the entity name only: hashing the store identifier too would cost
+    /// more (contexts hash IDs for every object they register) and tell IDs of one store apart
+    /// no better.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(entityName)
+    }
+
     /// Encodes the ID as its URI string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -124,4 +138,32 @@ public struct TypedObjectID<Model: ManagedObject>: Sendable, Hashable, Codable, 
 extension PersistentModel {
     /// The object's ID, typed with the object's class.
     public var typedObjectID: TypedObjectID<Self> { TypedObjectID(objectID) }
+}
+
+/// Makes the UUIDs of temporary IDs: a random prefix drawn once per process and a counter.
+/// Unique within the process (and, with 64 random bits, across processes in practice), and far
+/// cheaper than a random UUID per new object.
+final class TemporaryIDSource: Sendable {
+    static let shared = TemporaryIDSource()
+
+    private let prefix: UInt64
+    private let counter = LockedBox<UInt64>(0)
+
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        prefix = generator.next()
+    }
+
+    func next() -> UUID {
+        let count = counter.withLock { value -> UInt64 in
+            value &+= 1
+            return value
+        }
+        var bytes = (prefix.bigEndian, count.bigEndian)
+        return withUnsafeBytes(of: &bytes) { raw in
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: raw) }
+            return UUID(uuid: uuid)
+        }
+    }
 }

@@ -35,50 +35,59 @@ enum SQLiteValueCoding {
     /// `nil` rather than crashing.
     static func attributeValue(_ value: DatabaseValue, type: AttributeType) -> AttributeValue {
         switch value.storage {
-        case .null:
-            return .null
-        case .int64(let number):
-            switch type {
-            case .integer16, .integer32, .integer64: return .integer(number)
-            case .boolean: return .boolean(number != 0)
-            case .double: return .double(Double(number))
-            case .float: return .float(Float(number))
-            case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(number)))
-            case .decimal: return .decimal(Decimal(number))
-            default: return .null
-            }
-        case .double(let number):
-            switch type {
-            case .double: return .double(number)
-            case .float: return .float(Float(number))
-            case .date: return .date(Date(timeIntervalSinceReferenceDate: number))
-            case .decimal: return AttributeValue.double(number).converted(to: .decimal) ?? .null
-            default: return .null
-            }
-        case .string(let text):
-            switch type {
-            case .string: return .string(text)
-            case .decimal:
-                return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } ?? .null
-            case .uri: return URL(string: text).map { .url($0) } ?? .null
-            case .codable: return .codable(Data(text.utf8))
-            default: return .null
-            }
-        case .blob(let data):
-            switch type {
-            case .binaryData: return .data(data)
-            case .uuid:
-                guard data.count == 16 else { return .null }
-                let bytes = Array(data)
-                return .uuid(
-                    UUID(
-                        uuid: (
-                            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
-                            bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-                        )))
-            case .codable: return .codable(data)
-            default: return .null
-            }
+        case .null: .null
+        case .int64(let number): attributeValue(integer: number, type: type)
+        case .double(let number): attributeValue(double: number, type: type)
+        case .string(let text): attributeValue(text: text, type: type)
+        case .blob(let data): attributeValue(blob: data, type: type)
         }
     }
+
+    static func attributeValue(integer number: Int64, type: AttributeType) -> AttributeValue {
+        switch type {
+        case .integer16, .integer32, .integer64: .integer(number)
+        case .boolean: .boolean(number != 0)
+        case .double: .double(Double(number))
+        case .float: .float(Float(number))
+        case .date: .date(Date(timeIntervalSinceReferenceDate: Double(number)))
+        case .decimal: .decimal(Decimal(number))
+        default: .null
+        }
+    }
+
+    static func attributeValue(double number: Double, type: AttributeType) -> AttributeValue {
+        switch type {
+        case .double: .double(number)
+        case .float: .float(Float(number))
+        case .date: .date(Date(timeIntervalSinceReferenceDate: number))
+        case .decimal: AttributeValue.double(number).converted(to: .decimal) ?? .null
+        default: .null
+        }
+    }
+
+    static func attributeValue(text: String, type: AttributeType) -> AttributeValue {
+        switch type {
+        case .string: .string(text)
+        case .decimal: Decimal(string: text, locale: posixLocale).map { .decimal($0) } ?? .null
+        case .uri: URL(string: text).map { .url($0) } ?? .null
+        case .codable: .codable(Data(text.utf8))
+        default: .null
+        }
+    }
+
+    static func attributeValue(blob data: Data, type: AttributeType) -> AttributeValue {
+        switch type {
+        case .binaryData: return .data(data)
+        case .uuid:
+            guard data.count == 16 else { return .null }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { _ = data.copyBytes(to: $0) }
+            return .uuid(UUID(uuid: uuid))
+        case .codable: return .codable(data)
+        default: return .null
+        }
+    }
+
+    /// Decimals are stored with `.` as separator whatever the user's locale.
+    private static let posixLocale = Locale(identifier: "en_US_POSIX")
 }

@@ -239,5 +239,7 @@ struct StoreLayout: Sendable {
 /// Quotes an identifier for SQL. Identifiers come from validated schemas (no quotes inside);
 /// doubling any quote keeps even an unexpected one harmless.
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // No Foundation here: this runs for every statement a save builds.
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
 }

@@ -33,6 +33,22 @@ public final class Entity: Sendable, CustomStringConvertible {
     private let attributeNumbers: [String: Int]
     private let relationshipNumbers: [String: Int]
 
+    // Precomputed for the per-object paths (creating, validating and loading objects), so they
+    // do not walk the attribute descriptions for every object.
+    /// The default value of each attribute, by attribute number.
+    let defaultValues: [AttributeValue]
+    /// Whether each relationship, by relationship number, is to-many.
+    let toManyFlags: [Bool]
+    /// The attribute numbers of non-optional attributes.
+    let requiredAttributeNumbers: [Int]
+    /// The attribute numbers of attributes with validation rules.
+    let ruledAttributeNumbers: [Int]
+    /// The attribute numbers of transient attributes.
+    let transientAttributeNumbers: [Int]
+    /// Whether any relationship is required or has count limits, so that validation must look
+    /// at relationships at all.
+    let hasRelationshipRules: Bool
+
     init(
         declaration: EntityDescription,
         superentity: Entity?,
@@ -46,8 +62,10 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.superentity = superentity
         self.subentityNames = subentityNames
         self.kindNames = kindNames
-        self.attributes = (superentity?.attributes ?? []) + declaration.attributes
-        self.relationships = (superentity?.relationships ?? []) + ownRelationships
+        let attributes = (superentity?.attributes ?? []) + declaration.attributes
+        let relationships = (superentity?.relationships ?? []) + ownRelationships
+        self.attributes = attributes
+        self.relationships = relationships
         self.uniquenessConstraints = (superentity?.uniquenessConstraints ?? []) + declaration.uniquenessConstraints
         // Subentities share their root's table, so they inherit its indexes; an attribute marked
         // indexed adds a single-column index unless a declared index already covers exactly it.
@@ -61,6 +79,14 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.indexes = indexes
         self.versionHash = versionHash
         self.objectType = objectType
+        self.defaultValues = attributes.map(\.defaultValue)
+        self.toManyFlags = relationships.map(\.isToMany)
+        self.requiredAttributeNumbers = attributes.indices.filter { !attributes[$0].isOptional }
+        self.ruledAttributeNumbers = attributes.indices.filter { !attributes[$0].validation.isEmpty }
+        self.transientAttributeNumbers = attributes.indices.filter { attributes[$0].isTransient }
+        self.hasRelationshipRules = relationships.contains {
+            (!$0.isToMany && !$0.isOptional) || $0.minimumCount > 0 || $0.maximumCount > 0
+        }
         self.attributeNumbers = Dictionary(
             attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.relationshipNumbers = Dictionary(

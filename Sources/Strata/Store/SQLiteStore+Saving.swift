@@ -80,6 +80,56 @@ private struct ChangeWriter {
         return assigned
     }
 
+    /// Prepared inserts per entity, and update statements' SQL per set of columns.
+    var insertStatements: [InsertKey: PreparedInsert] = [:]
+    var updateSQL: [UpdateKey: String] = [:]
+
+    struct InsertKey: Hashable {
+        var entityName: String
+        var hasReservedKey: Bool
+    }
+
+    struct PreparedInsert {
+        var statement: StatementBinder
+        var entityName: String
+        /// The attribute numbers bound after the fixed columns, in column order.
+        var attributeNumbers: [Int]
+        /// The to-one relationship numbers bound after the attributes, in column order.
+        var toOne: [(number: Int, hasEntityColumn: Bool)]
+    }
+
+    struct UpdateKey: Hashable {
+        var table: String
+        var columns: [String]
+    }
+
+    /// The insert statement of an entity: fixed columns, attributes, then each to-one
+    /// relationship's key column (and entity column, where its destination has subentities).
+    mutating func prepareInsert(entityName: String, hasReservedKey: Bool) throws -> PreparedInsert {
+        let (entity, layout) = try store.resolve(entityName)
+        var columns = [StoreLayout.entityColumn, StoreLayout.versionColumn]
+        if hasReservedKey { columns.append(StoreLayout.primaryKeyColumn) }
+        let attributeNumbers = layout.attributeColumns.indices.filter { layout.attributeColumns[$0] != nil }
+        columns += attributeNumbers.compactMap { layout.attributeColumns[$0] }
+        var toOne: [(number: Int, hasEntityColumn: Bool)] = []
+        for (number, column) in layout.toOneColumns.enumerated() {
+            guard let column else { continue }
+            columns.append(column)
+            let entityColumn = number < layout.toOneEntityColumns.count ? layout.toOneEntityColumns[number] : nil
+            if let entityColumn { columns.append(entityColumn) }
+            toOne.append((number, entityColumn != nil))
+        }
+        let sql = "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES ("
+            + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+        return PreparedInsert(statement: try statement(sql), entityName: entity.name, attributeNumbers: attributeNumbers, toOne: toOne)
+    }
+
+    /// A cached statement for `sql`, ready to bind.
+    mutating func statement(_ sql: String) throws -> StatementBinder {
+        lastSQL = sql
+        return StatementBinder(try db.cachedStatement(sql: sql), sql: sql, in: db)
+    }
+
     mutating func execute(_ sql: String, _ arguments: StatementArguments) throws {
         lastSQL = sql
         let statement = try db.cachedStatement(sql: sql)
@@ -93,9 +143,11 @@ private struct ChangeWriter {
         for (objectID, expectedVersion) in changes.deletes {
             let (entity, layout) = try store.resolve(objectID.entityName)
             guard let primaryKey = objectID.primaryKey else { continue }
-            try execute(
-                "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?",
-                [primaryKey, expectedVersion])
+            let delete = try statement(
+                "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?")
+            try delete.bind(primaryKey, at: 1)
+            try delete.bind(expectedVersion, at: 2)
+            try delete.execute()
             guard db.changesCount == 1 else {
                 throw lockingFailure(objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
             }
@@ -109,10 +161,10 @@ private struct ChangeWriter {
         for update in changes.updates {
             let (entity, layout) = try store.resolve(update.objectID.entityName)
             guard let primaryKey = update.objectID.primaryKey else { continue }
-            var assignments: [(String, DatabaseValue)] = []
+            var assignments: [(column: String, value: AttributeValue)] = []
             for (number, value) in update.attributes.sorted(by: { $0.key < $1.key }) {
                 guard number < layout.attributeColumns.count, let column = layout.attributeColumns[number] else { continue }
-                assignments.append((column, SQLiteValueCoding.databaseValue(value)))
+                assignments.append((column, value))
             }
             for (number, target) in update.toOne.sorted(by: { $0.key < $1.key }) {
                 guard number < layout.toOneColumns.count, let column = layout.toOneColumns[number] else { continue }
@@ -120,50 +172,90 @@ private struct ChangeWriter {
                     deferredToOne.append((update.objectID, number, target))
                     continue
                 }
-                assignments.append((column, target?.primaryKey?.databaseValue ?? .null))
+                assignments.append((column, target?.primaryKey.map { .integer($0) } ?? .null))
                 if let entityColumn = layout.toOneEntityColumns[number] {
-                    assignments.append((entityColumn, target?.entityName.databaseValue ?? .null))
+                    assignments.append((entityColumn, target.map { .string($0.entityName) } ?? .null))
                 }
             }
-            let sql = "UPDATE \(quoted(layout.table)) SET "
-                + (assignments.map { "\(quoted($0.0)) = ?" } + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
-                .joined(separator: ", ")
-                + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
-            try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue, update.expectedVersion.databaseValue]))
+            let columns = assignments.map(\.column)
+            let key = UpdateKey(table: layout.table, columns: columns)
+            let sql: String
+            if let cached = updateSQL[key] {
+                sql = cached
+            } else {
+                sql = "UPDATE \(quoted(layout.table)) SET "
+                    + (columns.map { "\(quoted($0)) = ?" } + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
+                    .joined(separator: ", ")
+                    + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
+                updateSQL[key] = sql
+            }
+            let statement = try statement(sql)
+            for (offset, assignment) in assignments.enumerated() {
+                try statement.bind(assignment.value, at: Int32(offset + 1))
+            }
+            try statement.bind(primaryKey, at: Int32(assignments.count + 1))
+            try statement.bind(update.expectedVersion, at: Int32(assignments.count + 2))
+            try statement.execute()
             guard db.changesCount == 1 else {
                 throw lockingFailure(update.objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
             }
             result.versions[update.objectID] = update.expectedVersion + 1
         }
-        // 3. Rows of new objects, without their to-one references. Objects whose permanent IDs
-        //    were obtained early use their reserved keys.
+        // 3. Rows of new objects with their to-one references, except references to new
+        //    objects that get their keys later in this loop (written in step 4). Objects whose
+        //    permanent IDs were obtained early use their reserved keys. One prepared statement
+        //    per entity, with the values bound straight from the objects' value arrays.
+        result.permanentIDs.reserveCapacity(changes.inserts.count)
+        result.versions.reserveCapacity(result.versions.count + changes.inserts.count)
         for insert in changes.inserts {
-            let (entity, layout) = try store.resolve(insert.objectID.entityName)
-            var columns = [StoreLayout.entityColumn, StoreLayout.versionColumn]
-            var arguments: StatementArguments = [entity.name, 1]
-            if let reserved = insert.objectID.primaryKey {
-                columns.append(StoreLayout.primaryKeyColumn)
-                arguments += [reserved]
+            let reserved = insert.objectID.primaryKey
+            let key = InsertKey(entityName: insert.objectID.entityName, hasReservedKey: reserved != nil)
+            let prepared: PreparedInsert
+            if let cached = insertStatements[key] {
+                prepared = cached
+            } else {
+                prepared = try prepareInsert(entityName: insert.objectID.entityName, hasReservedKey: reserved != nil)
+                insertStatements[key] = prepared
             }
-            for (number, column) in layout.attributeColumns.enumerated() {
-                guard let column else { continue }
-                columns.append(column)
-                arguments += [SQLiteValueCoding.databaseValue(insert.attributes[number])]
+            let statement = prepared.statement
+            let entityName = prepared.entityName
+            lastSQL = statement.sql
+            try statement.bind(entityName, at: 1)
+            try statement.bind(Int64(1), at: 2)
+            var index: Int32 = 3
+            if let reserved {
+                try statement.bind(reserved, at: index)
+                index += 1
             }
-            let sql = "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES ("
-                + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-            try execute(sql, arguments)
-            let objectID = ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: db.lastInsertedRowID)
+            for number in prepared.attributeNumbers {
+                try statement.bind(number < insert.attributes.count ? insert.attributes[number] : .null, at: index)
+                index += 1
+            }
+            for (number, hasEntityColumn) in prepared.toOne {
+                var targetKey: Int64?
+                var targetEntity: String?
+                if number < insert.toOne.count, let target = insert.toOne[number] {
+                    if let key = target.primaryKey ?? result.permanentIDs[target]?.primaryKey {
+                        targetKey = key
+                        targetEntity = target.entityName
+                    } else {
+                        deferredToOne.append((insert.objectID, number, target))
+                    }
+                }
+                try statement.bind(targetKey.map { .integer($0) } ?? .null, at: index)
+                index += 1
+                if hasEntityColumn {
+                    try statement.bind(targetEntity.map { .string($0) } ?? .null, at: index)
+                    index += 1
+                }
+            }
+            try statement.execute()
+            let objectID = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: db.lastInsertedRowID)
             result.permanentIDs[insert.objectID] = objectID
             result.versions[objectID] = 1
         }
-        // 4. To-one references of new objects, and references to new objects from changed ones.
-        for insert in changes.inserts {
-            for (number, target) in insert.toOne.enumerated() {
-                guard let target else { continue }
-                deferredToOne.append((insert.objectID, number, target))
-            }
-        }
+        // 4. To-one references to new objects that were inserted after the object pointing at
+        //    them, and references to new objects from changed ones.
         for (owner, number, target) in deferredToOne {
             let (_, layout) = try store.resolve(owner.entityName)
             guard number < layout.toOneColumns.count, let column = layout.toOneColumns[number],

@@ -172,6 +172,10 @@ public final class SQLiteStore: PersistentStore {
                 else {
                     throw StrataError(.corruptStore, "The metadata of the store at \(url.path) is incomplete. It was not modified.", fileURL: url)
                 }
+                // The recorded version hash settles the usual case without decoding the recorded
+                // schema, which costs more than the rest of opening; the schema is read only to
+                // explain a difference.
+                if metadata["versionHash"] == Data(schema.versionHash.utf8) { return identifier }
                 let stored: Schema
                 do {
                     stored = try Schema(serializedRepresentation: schemaData)

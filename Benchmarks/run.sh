@@ -17,11 +17,23 @@ if [ "${1:-}" = "--quick" ]; then mode=(--quick); results="$scratch/RESULTS-quic
 table="$(mktemp)"
 trap 'rm -f "$table"' EXIT
 "$scratch/release/StrataBenchmarks" "${mode[@]}" --output "$table"
+# The hand-written analysis below the marker line of RESULTS.md (before/after figures, profiler
+# findings) survives a new run; the measured table above it is replaced.
+marker="<!-- analysis: kept by run.sh -->"
+analysis="$(mktemp)"
+trap 'rm -f "$table" "$analysis"' EXIT
+if [[ -f Benchmarks/RESULTS.md ]] && grep -qF "$marker" Benchmarks/RESULTS.md; then
+    awk -v marker="$marker" 'found || $0 == marker { found = 1; print }' Benchmarks/RESULTS.md > "$analysis"
+fi
 {
     echo "# Benchmark results"
     echo
     echo "Measured $(date -u +%Y-%m-%d) on $(uname -m) with $(swift --version 2>/dev/null | head -1)."
     echo
     cat "$table"
+    if [[ -s "$analysis" ]]; then
+        echo
+        cat "$analysis"
+    fi
 } > "$results"
 echo "wrote $results"

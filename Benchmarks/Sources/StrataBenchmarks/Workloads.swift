@@ -46,6 +46,100 @@ func scratchFolder() throws -> URL {
     return url
 }
 
+/// A copy of a folder (a store with its -wal and -shm files, if any) in a new scratch folder.
+func copyFolder(_ source: URL) throws -> URL {
+    let destination = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
+    try FileManager.default.copyItem(at: source, to: destination)
+    return destination
+}
+
+/// The store file of W3–W9 in its folder, whoever wrote it.
+func storeURL(in folder: URL) -> URL { folder.appendingPathComponent("store.sqlite") }
+
+/// The stores that several workloads start from (W4–W9), built once per process and copied
+/// into each workload's folder, so that the untimed setup does not insert a million rows again
+/// for every workload. Strata gets a store of its own; raw SQLite and both GRDB contenders share
+/// one built with raw SQLite, since they use the same tables.
+final class StoreTemplates {
+    enum Kind: Hashable {
+        /// W4–W7's `Item` objects.
+        case items(count: Int)
+        /// W8's `Ints` objects.
+        case ints(count: Int)
+        /// W9's fifty entities.
+        case manyEntities
+    }
+
+    private let folder: URL
+    private var built: [String: URL] = [:]
+
+    init() throws { folder = try scratchFolder() }
+
+    /// A new folder, owned by the caller, holding a copy of the template for `contender`.
+    func copy(of kind: Kind, for contender: Contender) throws -> URL {
+        try copyFolder(try template(kind, forStrata: contender == .strata))
+    }
+
+    private func template(_ kind: Kind, forStrata strata: Bool) throws -> URL {
+        let key = "\(kind)-\(strata ? "strata" : "sql")"
+        if let url = built[key] { return url }
+        let url = folder.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        switch kind {
+        case .items(let count): try buildItemsStore(strata: strata, count: count, at: storeURL(in: url))
+        case .ints(let count): try buildIntsStore(strata: strata, count: count, at: storeURL(in: url))
+        case .manyEntities: try buildManyEntitiesStore(strata: strata, at: storeURL(in: url))
+        }
+        built[key] = url
+        return url
+    }
+
+    func removeAll() { try? FileManager.default.removeItem(at: folder) }
+}
+
+/// Inserts objects through Strata, saving and resetting the context every `chunk` objects so
+/// that building a template of a million objects keeps memory flat. Setup only: the timed
+/// workloads save once.
+func insertInChunks(
+    _ container: PersistentContainer, count: Int, chunk: Int = 50_000, insert: (ObjectContext, Int) throws -> Void
+) throws {
+    let context = container.newBackgroundContext()
+    for row in 0..<count {
+        try insert(context, row)
+        if (row + 1) % chunk == 0 || row == count - 1 {
+            try context.save()
+            context.reset()
+        }
+    }
+}
+
+/// Tells SQLite to copy a bound text or blob (the C macro SQLITE_TRANSIENT, which Swift does
+/// not import).
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// The integers of the first row a query returns, read through a read-only connection: the
+/// untimed checks that a workload did its work. Table names are case-insensitive in SQLite,
+/// so one query reads Strata's table `Item` and the others' `item` alike.
+func queryIntegers(_ store: URL, _ sql: String) throws -> [Int64] {
+    var handle: OpaquePointer?
+    defer { sqlite3_close(handle) }
+    guard sqlite3_open_v2(store.path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+        throw BenchmarkError("cannot open \(store.path)")
+    }
+    var statement: OpaquePointer?
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+        throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+    guard sqlite3_step(statement) == SQLITE_ROW else { throw BenchmarkError("\(sql) returned no row") }
+    return (0..<sqlite3_column_count(statement)).map { sqlite3_column_int64(statement, $0) }
+}
+
+/// Throws unless `actual` is `expected`, naming the check.
+func expect<Value: Equatable>(_ actual: Value, _ expected: Value, _ what: String) throws {
+    guard actual == expected else { throw BenchmarkError("\(what): got \(actual), expected \(expected)") }
+}
+
 let createIntsTable = "CREATE TABLE ints (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c INTEGER, d INTEGER, e INTEGER, f INTEGER, g INTEGER, h INTEGER, i INTEGER, j INTEGER)"
 
 /// Raw SQLite through its C API: prepared statements, one transaction, columns by index.
@@ -84,6 +178,12 @@ final class RawDatabase {
             sqlite3_reset(statement)
         }
         try execute("COMMIT")
+    }
+
+    /// Steps a statement that returns no rows, then resets it for the next bindings.
+    func stepDone(_ statement: OpaquePointer?) throws {
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(handle))) }
+        sqlite3_reset(statement)
     }
 
     func readInts() throws -> Int64 {
@@ -180,4 +280,17 @@ func fetchInts(_ contender: Contender, in folder: URL) throws -> Int64 {
         let records = try queue.read { db in try FastIntsRecord.fetchAll(db, sql: "SELECT a, b, c, d, e, f, g, h, i, j FROM ints") }
         return records.reduce(0) { $0 &+ $1.values.reduce(0, &+) }
     }
+}
+
+/// The sum of every attribute of `count` rows as W1 writes them: the values 0..<10·count.
+func expectedIntsTotal(count: Int) -> Int64 {
+    let values = Int64(count) * 10
+    return values * (values - 1) / 2
+}
+
+/// W1's check: the store holds `count` rows with the values W1 writes.
+func verifyInts(in folder: URL, file: String, count: Int) throws {
+    let result = try queryIntegers(
+        folder.appendingPathComponent(file), "SELECT COUNT(*), SUM(a + b + c + d + e + f + g + h + i + j) FROM ints")
+    try expect(result, [Int64(count), expectedIntsTotal(count: count)], "rows and their total")
 }

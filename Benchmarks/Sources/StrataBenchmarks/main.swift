@@ -4,12 +4,20 @@ import Foundation
 // Runs each workload for every contender: one warm-up, then the median of `runs` timed runs,
 // each measured with the process's peak resident memory reset first. Writes a Markdown table.
 //
-//   StrataBenchmarks [--quick] [--runs N] [--output RESULTS.md]
+//   StrataBenchmarks [--quick] [--runs N] [--output RESULTS.md] [--only W1,W2] [--contenders strata,raw]
+//
+// `--only` and `--contenders` narrow a run, e.g. to profile one workload under callgrind.
 
 let arguments = CommandLine.arguments
 let quick = arguments.contains("--quick")
 let runs = arguments.firstIndex(of: "--runs").flatMap { Int(arguments[$0 + 1]) } ?? (quick ? 1 : 5)
 let output = arguments.firstIndex(of: "--output").map { arguments[$0 + 1] }
+let onlyWorkloads = arguments.firstIndex(of: "--only").map {
+    Set(arguments[$0 + 1].split(separator: ",").map(String.init))
+}
+let onlyContenders = arguments.firstIndex(of: "--contenders").map {
+    Set(arguments[$0 + 1].split(separator: ",").compactMap { Contender(rawValue: String($0)) })
+}
 
 struct Measurement {
     var seconds: Double
@@ -17,8 +25,16 @@ struct Measurement {
 }
 
 /// Resets the kernel's peak-RSS counter for this process (Linux), so each run reports its own peak.
+/// Freed heap memory goes back to the system first, so that the peak reflects the run rather than
+/// what earlier workloads and setups left in malloc's free lists.
 func resetPeakMemory() {
+    _ = mallocTrim?(0)
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
+/// glibc's `malloc_trim`, which Swift's Glibc module does not import (it lives in malloc.h).
+let mallocTrim: (@convention(c) (Int) -> Int32)? = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim").map {
+    unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)
 }
 
 /// The peak resident memory since the last reset, in MB (VmHWM), or 0 where unknown.
@@ -44,26 +60,82 @@ func median(_ values: [Double]) -> Double {
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
+/// One benchmark. Only `run` is timed; the other steps prepare its input or check its output.
+///
+/// For each contender: `setup` once, then for each run (the warm-up included) `prepareRun`,
+/// the timed `run`, and `verify`. Workloads that modify a store (W6, W7) keep a template in
+/// `setup`'s folder and give every run a fresh copy of it through `prepareRun`.
 struct Workload {
     var name: String
     var description: String
-    /// Measures one run for a contender; `prepared` is a folder the setup filled (or nil).
+    /// Contenders the workload does not apply to; the table shows "–" for them.
+    var skipped: Set<Contender> = []
+    /// Builds what every run reads (a store, usually) in a new folder, or returns nil.
+    /// The folder is deleted after the contender's last run.
     var setup: (Contender) throws -> URL?
+    /// Gives one run its own new folder (given `setup`'s), deleted after the run; nil keeps
+    /// `setup`'s folder.
+    var prepareRun: ((Contender, URL?) throws -> URL?)? = nil
+    /// The measured work, given the run's folder.
     var run: (Contender, URL?) throws -> Void
+    /// Checks that the run did its work (it throws `BenchmarkError` otherwise), so that a broken
+    /// workload fails the smoke run instead of reporting a fast time.
+    var verify: ((Contender, URL?) throws -> Void)? = nil
 }
 
+extension URL? {
+    /// The folder that `setup` or `prepareRun` gave the run; a missing one is a bug in the workload.
+    func required() throws -> URL {
+        guard let self else { throw BenchmarkError("the workload's setup gave its run no folder") }
+        return self
+    }
+}
+
+/// One run: untimed preparation, the timed work, untimed verification.
+func runOnce(_ workload: Workload, _ contender: Contender, prepared: URL?) throws -> Measurement {
+    let folder = try workload.prepareRun?(contender, prepared) ?? prepared
+    defer { if let folder, folder != prepared { try? FileManager.default.removeItem(at: folder) } }
+    let measurement = try measure { try workload.run(contender, folder) }
+    try workload.verify?(contender, folder)
+    return measurement
+}
+
+/// A Markdown row: times, Strata's ratios, and every contender's peak memory; "–" where a
+/// contender was skipped or not run.
+func tableRow(_ workload: Workload, _ results: [Contender: Measurement]) -> String {
+    func seconds(_ contender: Contender) -> String {
+        // A fourth decimal for the shortest times, which quick runs and W4, W5 and W9 give.
+        results[contender].map { String(format: $0.seconds < 0.01 ? "%.4f" : "%.3f", $0.seconds) } ?? "–"
+    }
+    func ratio(_ other: Contender) -> String {
+        guard let strata = results[.strata]?.seconds, let time = results[other]?.seconds, time > 0 else { return "–" }
+        return String(format: "%.2f×", strata / time)
+    }
+    let peaks = Contender.allCases.map { contender in
+        results[contender].map { String(format: "%.0f", $0.peakMegabytes) } ?? "–"
+    }
+    let cells = [
+        "\(workload.name): \(workload.description)", seconds(.strata), seconds(.raw), seconds(.grdbCodable),
+        seconds(.grdbFast), ratio(.raw), ratio(.grdbCodable), peaks.joined(separator: " / "),
+    ]
+    return "| " + cells.joined(separator: " | ") + " |"
+}
+
+/// The stores W4–W9 start from, built on first use and removed when the program ends.
+let templates = try StoreTemplates()
 let w1Count = quick ? 2_000 : 50_000
 let w2Count = quick ? 5_000 : 200_000
+let w3Count = quick ? 2_000 : 50_000
+let itemCount = quick ? 5_000 : 200_000  // W4–W7
+let w8Count = quick ? 20_000 : 1_000_000
 
 let workloads: [Workload] = [
     Workload(
         name: "W1", description: "insert \(w1Count) objects with 10 Int64 attributes, one save",
         setup: { _ in nil },
-        run: { contender, _ in
-            let folder = try scratchFolder()
-            defer { try? FileManager.default.removeItem(at: folder) }
-            try insertInts(contender, count: w1Count, in: folder)
-        }),
+        prepareRun: { _, _ in try scratchFolder() },
+        run: { contender, folder in try insertInts(contender, count: w1Count, in: folder.required()) },
+        verify: { _, folder in try verifyInts(in: folder.required(), file: "w1.sqlite", count: w1Count) }),
     Workload(
         name: "W2", description: "fetch \(w2Count) such objects, reading every attribute",
         setup: { contender in
@@ -72,46 +144,97 @@ let workloads: [Workload] = [
             return folder
         },
         run: { contender, folder in
-            guard let folder else { return }
-            let total = try fetchInts(contender, in: folder)
-            if total == 0 { throw BenchmarkError("W2 read nothing") }
+            let total = try fetchInts(contender, in: folder.required())
+            try expect(total, expectedIntsTotal(count: w2Count), "W2's total")
         }),
+    Workload(
+        name: "W3",
+        description:
+            "insert \(w3Count) movies (UUID, String, Date, Decimal, to-one director) and their \(directorCount) "
+            + "directors, one save",
+        setup: { _ in nil },
+        prepareRun: { _, _ in try scratchFolder() },
+        run: { contender, folder in try insertMovies(contender, count: w3Count, in: folder.required()) },
+        verify: { contender, folder in try verifyMovies(contender, count: w3Count, in: folder.required()) }),
+    Workload(
+        name: "W4",
+        description: "fetch the \(itemCount / 100) of \(itemCount) objects where an indexed Int64 equals a value",
+        setup: { contender in try templates.copy(of: .items(count: itemCount), for: contender) },
+        run: { contender, folder in try fetchBucket(contender, itemCount: itemCount, in: folder.required()) }),
+    Workload(
+        name: "W5", description: "sum and average of an Int64 attribute over \(itemCount) objects, in SQL",
+        skipped: [.grdbFast],
+        setup: { contender in try templates.copy(of: .items(count: itemCount), for: contender) },
+        run: { contender, folder in try aggregatePrices(contender, itemCount: itemCount, in: folder.required()) }),
+    Workload(
+        name: "W6", description: "fetch \(itemCount) objects, change one attribute of every tenth, save",
+        setup: { contender in try templates.copy(of: .items(count: itemCount), for: contender) },
+        prepareRun: { _, folder in try copyFolder(folder.required()) },
+        run: { contender, folder in
+            try updateEveryTenthItem(contender, itemCount: itemCount, in: folder.required())
+        },
+        verify: { _, folder in try verifyUpdatedItems(itemCount: itemCount, in: folder.required()) }),
+    Workload(
+        name: "W7", description: "fetch 10% of \(itemCount) objects by a predicate, delete them, save",
+        setup: { contender in try templates.copy(of: .items(count: itemCount), for: contender) },
+        prepareRun: { _, folder in try copyFolder(folder.required()) },
+        run: { contender, folder in
+            try deleteTenPercentOfItems(contender, itemCount: itemCount, in: folder.required())
+        },
+        verify: { _, folder in try verifyDeletedItems(itemCount: itemCount, in: folder.required()) }),
+    Workload(
+        name: "W8", description: "iterate \(w8Count) objects in batches of 1000 (streaming), reading one attribute",
+        setup: { contender in try templates.copy(of: .ints(count: w8Count), for: contender) },
+        run: { contender, folder in try iterateInts(contender, count: w8Count, in: folder.required()) }),
+    Workload(
+        name: "W9",
+        description:
+            "open a store of \(ManyEntities.entityCount) entities (5 attributes each, related in a chain) and fetch "
+            + "\(ManyEntities.rowsPerEntity) objects of one",
+        skipped: [.grdbFast],
+        setup: { contender in try templates.copy(of: .manyEntities, for: contender) },
+        run: { contender, folder in try openAndFetch(contender, in: folder.required()) }),
 ]
 
 var rows: [String] = []
-for workload in workloads {
-    var results: [Contender: Measurement] = [:]
-    for contender in Contender.allCases {
-        let prepared = try workload.setup(contender)
-        defer { if let prepared { try? FileManager.default.removeItem(at: prepared) } }
-        _ = try measure { try workload.run(contender, prepared) }  // warm-up
-        var times: [Double] = []
-        var peaks: [Double] = []
-        for _ in 0..<runs {
-            let measurement = try measure { try workload.run(contender, prepared) }
-            times.append(measurement.seconds)
-            peaks.append(measurement.peakMegabytes)
+do {
+    for workload in workloads where onlyWorkloads?.contains(workload.name) ?? true {
+        var results: [Contender: Measurement] = [:]
+        for contender in Contender.allCases
+        where (onlyContenders?.contains(contender) ?? true) && !workload.skipped.contains(contender) {
+            let prepared = try workload.setup(contender)
+            defer { if let prepared { try? FileManager.default.removeItem(at: prepared) } }
+            _ = try runOnce(workload, contender, prepared: prepared)  // warm-up
+            var times: [Double] = []
+            var peaks: [Double] = []
+            for _ in 0..<runs {
+                let measurement = try runOnce(workload, contender, prepared: prepared)
+                times.append(measurement.seconds)
+                peaks.append(measurement.peakMegabytes)
+            }
+            results[contender] = Measurement(seconds: median(times), peakMegabytes: peaks.max() ?? 0)
+            print(
+                "\(workload.name) \(contender.rawValue): \(String(format: "%.4f", median(times))) s, "
+                    + "peak \(String(format: "%.0f", peaks.max() ?? 0)) MB")
         }
-        results[contender] = Measurement(seconds: median(times), peakMegabytes: peaks.max() ?? 0)
-        print("\(workload.name) \(contender.rawValue): \(String(format: "%.4f", median(times))) s, peak \(String(format: "%.0f", peaks.max() ?? 0)) MB")
+        rows.append(tableRow(workload, results))
     }
-    func seconds(_ contender: Contender) -> Double { results[contender]?.seconds ?? 0 }
-    func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "%.2f×", a / b) : "–" }
-    let strata = seconds(.strata)
-    rows.append(
-        "| \(workload.name): \(workload.description) | \(String(format: "%.3f", strata)) | \(String(format: "%.3f", seconds(.raw))) | "
-            + "\(String(format: "%.3f", seconds(.grdbCodable))) | \(String(format: "%.3f", seconds(.grdbFast))) | "
-            + "\(ratio(strata, seconds(.raw))) | \(ratio(strata, seconds(.grdbCodable))) | "
-            + "\(String(format: "%.0f", results[.strata]?.peakMegabytes ?? 0)) |")
+} catch {
+    templates.removeAll()
+    print("error: \(error)")
+    exit(1)
 }
+templates.removeAll()
 
 let sqliteVersion = String(cString: sqlite3_libversion())
 let table = """
     SQLite \(sqliteVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores; release build; \
     median of \(runs) run(s) after a warm-up; ratios are Strata's time over the other's (lower is better). \
-    Peak RSS is the process's peak during Strata's runs.
+    Peak RSS is the process's peak during each contender's runs, in the order Strata / raw SQLite / \
+    GRDB Codable / GRDB hand-written; "–" marks a contender the workload does not apply to.
 
-    | workload | Strata (s) | raw SQLite (s) | GRDB Codable (s) | GRDB hand-written (s) | Strata/raw | Strata/GRDB Codable | Strata peak RSS (MB) |
+    | workload | Strata (s) | raw SQLite (s) | GRDB Codable (s) | GRDB hand-written (s) | Strata/raw | \
+    Strata/GRDB Codable | peak RSS (MB) |
     | --- | --- | --- | --- | --- | --- | --- | --- |
     \(rows.joined(separator: "\n"))
     """

@@ -55,19 +55,22 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
         private func load(_ number: Int) {
             let range = (number * batchSize)..<Swift.min((number + 1) * batchSize, keys.count)
             let batchKeys = Array(keys[range])
-            var rows: [Int64: StoreRow] = [:]
+            // The batch's objects, made in one pass (each entity resolved once), by key.
+            var loaded: [Int64: ManagedObject] = [:]
             if let store {
                 let request = StoreFetchRequest(
                     entityName: entityName, includesSubentities: true, primaryKeys: batchKeys)
-                for row in (try? store.fetch(request)) ?? [] {
-                    if let key = row.objectID.primaryKey { rows[key] = row }
+                let objects = (try? context.materialize((try? store.fetch(request)) ?? [])) ?? []
+                loaded.reserveCapacity(objects.count)
+                for object in objects {
+                    if let key = object.objectID.primaryKey { loaded[key] = object }
                 }
             }
             batch = range.map { position in
                 let key = keys[position]
+                if let object = loaded[key] { return object }
                 let name = entityNames?[position] ?? entityName
                 let id = ObjectID(entityName: name, storeIdentifier: store?.identifier ?? "", primaryKey: key)
-                if let row = rows[key], let object = try? context.materialize(row) { return object }
                 // A row deleted since the keys were read: a fault whose faultingError says so.
                 if let object = try? context.object(with: id) { return object }
                 let entity = context.schema.entity(named: name) ?? fallbackEntity

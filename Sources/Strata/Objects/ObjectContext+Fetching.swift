@@ -132,6 +132,7 @@ extension ObjectContext {
         guard parent == nil else { return try rows.map(materialize) }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(rows.count)
+        registered.reserveCapacity(rows.count)
         var lastEntity: Entity?
         for row in rows {
             if let object = registered[row.objectID] {

@@ -43,7 +43,7 @@ public final class ObjectContext {
     /// The identity map. It holds objects weakly: an object without unsaved changes lives as
     /// long as the program uses it (objects keep their context alive, not the other way round);
     /// objects with changes are also held by `inserted`, `changed` or `deleted` until saved.
-    var registered = IdentityMap()
+    let registered = IdentityMap()
     var inserted: [ObjectIdentifier: ManagedObject] = [:]
     /// Inserted objects in the order they were inserted, so that saves assign keys in that order.
     var insertionOrder: [ObjectIdentifier] = []
@@ -278,40 +278,44 @@ public final class ObjectContext {
 extension ObjectContext: Sendable {}
 
 /// Object IDs to objects, held weakly.
-struct IdentityMap {
+///
+/// A class, so that a released object can remove its own entry (``objectWasReleased(_:)``)
+/// without a scan of the map: the map never holds more entries than live objects plus the
+/// few whose release is under way.
+final class IdentityMap {
     private struct Entry {
         weak var object: ManagedObject?
     }
 
     private var storage: [ObjectID: Entry] = [:]
-    private var writesSincePruning = 0
-    /// The number of entries at which the map next drops entries of released objects.
-    private var pruningThreshold = 1024
 
     subscript(objectID: ObjectID) -> ManagedObject? {
         get { storage[objectID]?.object }
-        set {
-            storage[objectID] = newValue.map { Entry(object: $0) }
-            writesSincePruning += 1
-            // Entries of released objects are dropped now and then, so the map stays small: when
-            // it has doubled since the last pruning (a long scan registers a new ID per object
-            // and releases the old ones), or when it was rewritten more often than it is large.
-            // Both keep the cost of pruning amortized O(1) per write.
-            if storage.count > pruningThreshold || (writesSincePruning > 1024 && writesSincePruning > storage.count) {
-                storage = storage.filter { $0.value.object != nil }
-                writesSincePruning = 0
-                pruningThreshold = Swift.max(1024, storage.count * 2)
-            }
+        set { storage[objectID] = newValue.map { Entry(object: $0) } }
+    }
+
+    /// Called by an object of the context as it is released: drops its entry, unless the ID
+    /// now names another, live object.
+    func objectWasReleased(_ objectID: ObjectID) {
+        if let index = storage.index(forKey: objectID), storage.values[index].object == nil {
+            storage.remove(at: index)
         }
+    }
+
+    /// Makes room for `count` more entries.
+    func reserveCapacity(_ count: Int) {
+        storage.reserveCapacity(storage.count + count)
     }
 
     /// The objects that are still alive.
     var values: [ManagedObject] { storage.values.compactMap(\.object) }
 
-    mutating func removeAll() { storage.removeAll() }
+    func removeAll() {
+        storage.removeAll()
+    }
 
     @discardableResult
-    mutating func removeValue(forKey objectID: ObjectID) -> ManagedObject? {
+    func removeValue(forKey objectID: ObjectID) -> ManagedObject? {
         storage.removeValue(forKey: objectID)?.object
     }
 }

@@ -91,12 +91,10 @@ extension ObjectID {
         lhs.key == rhs.key && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier
     }
 
-    /// Hashes the key and the entity name only: hashing the store identifier too would cost
-    /// more (contexts hash IDs for every object they register) and tell IDs of one store apart
-    /// no better.
+    /// Hashes the key only: contexts hash an ID for every object they register, and the key
+    /// alone tells the IDs of one entity apart; the names only break ties between entities.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
-        hasher.combine(entityName)
     }
 
     /// Encodes the ID as its URI string.

@@ -59,6 +59,17 @@ struct StatementBinder {
         try check(code)
     }
 
+    /// Binds a GRDB value to the parameter at `index` (1-based).
+    func bind(_ value: DatabaseValue, at index: Int32) throws {
+        switch value.storage {
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case .int64(let number): try check(sqlite3_bind_int64(handle, index, number))
+        case .double(let number): try check(sqlite3_bind_double(handle, index, number))
+        case .string(let text): try check(bindText(text, at: index))
+        case .blob(let data): try check(bindBlob(data, at: index))
+        }
+    }
+
     /// Binds an integer to the parameter at `index` (1-based).
     func bind(_ number: Int64, at index: Int32) throws {
         try check(sqlite3_bind_int64(handle, index, number))
@@ -115,13 +126,22 @@ struct StatementRows {
     let database: Database
     let sql: String
 
-    /// Prepares `sql` (through GRDB's statement cache) with `arguments` bound.
-    init(_ database: Database, sql: String, arguments: StatementArguments) throws {
+    /// Prepares `sql` (through GRDB's statement cache) with `values` bound to its parameters
+    /// in order. Binding them directly matters for long `IN (...)` lists of keys.
+    init(_ database: Database, sql: String, values: [DatabaseValue]) throws {
         self.sql = sql
         statement = try database.cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
         handle = statement.sqliteStatement
         self.database = database
+        let binder = StatementBinder(statement, sql: sql, in: database)
+        binder.reset()
+        guard values.count == Int(sqlite3_bind_parameter_count(handle)) else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(values.count)", sql: sql)
+        }
+        for (offset, value) in values.enumerated() {
+            try binder.bind(value, at: Int32(offset + 1))
+        }
     }
 
     /// Calls `body` for each row, then resets the statement (ending its read).

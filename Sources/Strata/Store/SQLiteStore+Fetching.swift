@@ -9,14 +9,14 @@ extension SQLiteStore {
         let columnNames = table.columns.map(\.name)
         let sql =
             "SELECT " + columnNames.map { "t0.\(quoted($0))" }.joined(separator: ", ") + query.sql(withOrder: true)
-        let arguments = query.arguments
+        let values = query.values
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Per entity: the SELECT positions of its attributes and to-one columns.
         var decoders: [String: RowDecoder] = [:]
         return try read(sql: sql) { db in
             var rows: [StoreRow] = []
             var last: RowDecoder?
-            try StatementRows(db, sql: sql, arguments: arguments).forEach { row in
+            try StatementRows(db, sql: sql, values: values).forEach { row in
                 // Rows another program damaged (NULL or mistyped keys) are skipped, not trusted.
                 guard let primaryKey = row.int64(at: 0) else { return }
                 let version = row.int64(at: 2) ?? 0
@@ -49,11 +49,11 @@ extension SQLiteStore {
         let sql =
             "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
             + query.sql(withOrder: true)
-        let arguments = query.arguments
+        let values = query.values
         let kinds = query.kinds
         return try read(sql: sql) { db in
             var ids: [ObjectID] = []
-            try StatementRows(db, sql: sql, arguments: arguments).forEach { row in
+            try StatementRows(db, sql: sql, values: values).forEach { row in
                 guard let key = row.int64(at: 0), let entityName = row.entityName(at: 1, among: kinds) else { return }
                 ids.append(ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: key))
             }
@@ -70,12 +70,12 @@ extension SQLiteStore {
         let sql =
             "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
             + query.sql(withOrder: true)
-        let arguments = query.arguments
+        let values = query.values
         let kinds = query.kinds
         return try read(sql: sql) { db in
             var keys: [Int64] = []
             var names: [String] = []
-            try StatementRows(db, sql: sql, arguments: arguments).forEach { row in
+            try StatementRows(db, sql: sql, values: values).forEach { row in
                 guard let key = row.int64(at: 0), let entityName = row.entityName(at: 1, among: kinds) else { return }
                 if includingEntityNames { names.append(entityName) }
                 keys.append(key)
@@ -138,8 +138,11 @@ extension SQLiteStore {
         }
 
         var arguments: StatementArguments {
-            StatementArguments(prefixArguments + compiler.arguments)
+            StatementArguments(values)
         }
+
+        /// The values of the query's parameters, in order.
+        var values: [DatabaseValue] { prefixArguments + compiler.arguments }
     }
 
     /// Resolves and compiles a request, or returns `nil` when it can match nothing.

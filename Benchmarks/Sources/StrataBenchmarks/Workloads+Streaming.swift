@@ -14,20 +14,7 @@ let iterationBatchSize = 1_000
 func buildIntsStore(strata: Bool, count: Int, at url: URL) throws {
     if strata {
         let container = try PersistentContainer(name: "W8", entities: [Ints.self], storeDescriptions: [.sqlite(url)])
-        try insertInChunks(container, count: count) { context, row in
-            let object = Ints(context: context)
-            let base = Int64(row &* 10)
-            object.a = base
-            object.b = base &+ 1
-            object.c = base &+ 2
-            object.d = base &+ 3
-            object.e = base &+ 4
-            object.f = base &+ 5
-            object.g = base &+ 6
-            object.h = base &+ 7
-            object.i = base &+ 8
-            object.j = base &+ 9
-        }
+        try insertInChunks(container, count: count) { context, row in makeInts(row: row, in: context) }
         try container.close()
     } else {
         let database = try RawDatabase(path: url.path)

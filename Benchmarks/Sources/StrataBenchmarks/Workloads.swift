@@ -204,6 +204,22 @@ struct BenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Inserts the `Ints` object of row `row`: attributes `row * 10` to `row * 10 + 9`.
+func makeInts(row: Int, in context: ObjectContext) {
+    let object = Ints(context: context)
+    let base = Int64(row &* 10)
+    object.a = base
+    object.b = base &+ 1
+    object.c = base &+ 2
+    object.d = base &+ 3
+    object.e = base &+ 4
+    object.f = base &+ 5
+    object.g = base &+ 6
+    object.h = base &+ 7
+    object.i = base &+ 8
+    object.j = base &+ 9
+}
+
 /// W1: insert `count` objects with ten Int64 attributes in one save.
 func insertInts(_ contender: Contender, count: Int, in folder: URL) throws {
     switch contender {
@@ -211,20 +227,7 @@ func insertInts(_ contender: Contender, count: Int, in folder: URL) throws {
         let container = try PersistentContainer(
             name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(folder.appendingPathComponent("w1.sqlite"))])
         let context = container.newBackgroundContext()
-        for row in 0..<count {
-            let object = Ints(context: context)
-            let base = Int64(row &* 10)
-            object.a = base
-            object.b = base &+ 1
-            object.c = base &+ 2
-            object.d = base &+ 3
-            object.e = base &+ 4
-            object.f = base &+ 5
-            object.g = base &+ 6
-            object.h = base &+ 7
-            object.i = base &+ 8
-            object.j = base &+ 9
-        }
+        for row in 0..<count { makeInts(row: row, in: context) }
         try context.save()
         try container.close()
     case .raw:

@@ -45,20 +45,8 @@ extension SQLiteStore {
 
     /// The IDs of the rows a request matches, in its order, without reading their values.
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID] {
-        guard var query = try makeQuery(request) else { return [] }
-        let sql =
-            "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
-            + query.sql(withOrder: true)
-        let values = query.values
-        let kinds = query.kinds
-        return try read(sql: sql) { db in
-            var ids: [ObjectID] = []
-            try StatementRows(db, sql: sql, values: values).forEach { row in
-                guard let key = row.int64(at: 0), let entityName = row.entityName(at: 1, among: kinds) else { return }
-                ids.append(ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: key))
-            }
-            return ids
-        }
+        let (keys, names) = try fetchPrimaryKeys(request, includingEntityNames: true)
+        return zip(keys, names ?? []).map { ObjectID(entityName: $1, storeIdentifier: identifier, primaryKey: $0) }
     }
 
     /// The primary keys (and, when asked, entity names) of the rows a request matches, read

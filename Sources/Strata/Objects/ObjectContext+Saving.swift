@@ -21,7 +21,10 @@ extension ObjectContext {
             throw StrataError(
                 .validationFailed, "The save was refused: " + errors.map(\.message).joined(separator: " "), details: errors)
         }
+        processPendingChanges()
         guard hasChanges else { return }
+        // Observers may still change objects; the save below includes what they change.
+        postWillSave()
         guard parent != nil || container != nil else {
             throw StrataError(.noStore, "This context has no stores to save to; create it with a PersistentContainer.")
         }
@@ -55,6 +58,7 @@ extension ObjectContext {
 
         if let parent {
             try pushChanges(to: parent, inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
+            postDidSave(inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
             return
         }
 
@@ -172,6 +176,7 @@ extension ObjectContext {
         }
         clearPendingChanges()
         for child in children { child.context?.adoptPermanentIDs(results.permanentIDs, versions: results.versions) }
+        postDidSave(inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
     }
 
     /// Relationships that point at objects this save cannot write: objects of another context
@@ -295,6 +300,7 @@ extension ObjectContext {
 
     /// Forgets the inserted, changed and deleted sets (after a save, rollback or reset).
     private func clearPendingChanges() {
+        observers.clearPendingChanges()
         cascadeOrigins.removeAll()
         inserted.removeAll()
         insertionOrder.removeAll()

@@ -49,6 +49,8 @@ public final class ObjectContext {
     var insertionOrder: [ObjectIdentifier] = []
     var deleted: [ObjectIdentifier: ManagedObject] = [:]
     var changed: [ObjectIdentifier: ManagedObject] = [:]
+    /// Notification observers, and the changes not yet announced by `objectsDidChange`.
+    let observers = ContextObservers()
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     public init(schema: Schema) {
@@ -132,6 +134,7 @@ public final class ObjectContext {
         registered[object.objectID] = object
         inserted[ObjectIdentifier(object)] = object
         insertionOrder.append(ObjectIdentifier(object))
+        recordInsertion(object)
         object.awakeFromInsert()
         for relationship in object._relationships {
             for related in relationship.objects where related.context == nil && related.isNew { insert(related) }
@@ -166,6 +169,7 @@ public final class ObjectContext {
             object._isDeleted = true
             deleted[key] = object
         }
+        recordDeletion(object, wasInserted: wasInserted)
         for (index, relationship) in object.entity.relationships.enumerated() {
             switch relationship.deleteRule {
             case .cascade:
@@ -263,6 +267,7 @@ public final class ObjectContext {
     func objectDidChange(_ object: ManagedObject) {
         guard !object._isInserted else { return }
         changed[ObjectIdentifier(object)] = object
+        recordUpdate(object)
     }
 
     /// Called when an object's values became its committed snapshot (after a save): it is no

@@ -29,6 +29,8 @@ public final class PersistentContainer: Sendable {
     private let storesByEntity: [String: any PersistentStore]
     private let viewContextBox = ViewContextBox()
     private let state = LockedBox(State())
+    /// Streams of ``savedChanges()``.
+    let savedChangeStreams = ChangeStreams()
 
     private struct State {
         var isClosed = false
@@ -162,7 +164,24 @@ public final class PersistentContainer: Sendable {
             return state.isClosed
         }
         guard !wasClosed else { return }
+        savedChangeStreams.finishAll()
         for store in stores { try store.close() }
+    }
+
+    /// The saves of every context of this container (child contexts excepted: their saves reach
+    /// the stores through their parent), as object IDs with each save's author and context name.
+    ///
+    /// The sequence ends when the container is closed.
+    ///
+    /// ```swift
+    /// Task {
+    ///     for await save in container.savedChanges() {
+    ///         print(save.author ?? "someone", "inserted", save.insertedObjectIDs.count)
+    ///     }
+    /// }
+    /// ```
+    public func savedChanges() -> ContextChangesSequence {
+        savedChangeStreams.makeSequence(for: [.didSave])
     }
 
     /// Whether ``close()`` was called.

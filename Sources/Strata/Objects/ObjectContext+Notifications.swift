@@ -1,0 +1,339 @@
+import Foundation
+
+/// A change notification of one context: objects that changed, or the changes a save is about to
+/// write or has written.
+///
+/// Callbacks registered with ``ObjectContext/addObserver(for:_:)`` receive notifications with
+/// the objects themselves, on the context's isolation domain. Code elsewhere uses the `Sendable`
+/// form, ``ContextChanges`` (object IDs), from ``ObjectContext/changes(for:)`` or
+/// ``PersistentContainer/savedChanges()``.
+///
+/// ```swift
+/// let observation = context.addObserver(for: .didSave) { notification in
+///     print("saved", notification.insertedObjects.count, "new objects")
+/// }
+/// ```
+public struct ContextNotification {
+    /// The kinds of notification, as in Core Data.
+    public enum Name: String, Sendable, Hashable, CaseIterable {
+        /// Posted when the context processes its pending changes (``ObjectContext/processPendingChanges()``,
+        /// which every save does first): the objects inserted, updated and deleted since the last time.
+        case objectsDidChange
+        /// Posted when a save starts, before validation, with the objects it is about to write.
+        /// Observers may still change objects; the save includes those changes.
+        case willSave
+        /// Posted after a save succeeded, with the objects it wrote (new objects with their
+        /// permanent IDs).
+        case didSave
+    }
+
+    /// What happened.
+    public let name: Name
+    /// Objects inserted (for saves: new objects the save wrote).
+    public let insertedObjects: Set<ManagedObject>
+    /// Saved objects whose values changed.
+    public let updatedObjects: Set<ManagedObject>
+    /// Objects deleted.
+    public let deletedObjects: Set<ManagedObject>
+    /// The context's ``ObjectContext/transactionAuthor`` (saves only).
+    public let author: String?
+    /// The context's ``ObjectContext/name``.
+    public let contextName: String?
+
+    /// Whether the notification names no object.
+    public var isEmpty: Bool { insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty }
+
+    /// The `Sendable` form of the notification: the objects' IDs.
+    public var changes: ContextChanges {
+        ContextChanges(
+            name: name, insertedObjectIDs: Set(insertedObjects.map(\.objectID)),
+            updatedObjectIDs: Set(updatedObjects.map(\.objectID)), deletedObjectIDs: Set(deletedObjects.map(\.objectID)),
+            author: author, contextName: contextName)
+    }
+}
+
+@available(*, unavailable, message: "Notifications carry managed objects; pass `changes` (object IDs) across isolation domains.")
+extension ContextNotification: Sendable {}
+
+/// The `Sendable` form of a ``ContextNotification``: the IDs of the objects it names.
+public struct ContextChanges: Sendable, Hashable {
+    /// What happened.
+    public var name: ContextNotification.Name
+    /// IDs of inserted objects (permanent IDs after a save).
+    public var insertedObjectIDs: Set<ObjectID>
+    /// IDs of updated objects.
+    public var updatedObjectIDs: Set<ObjectID>
+    /// IDs of deleted objects.
+    public var deletedObjectIDs: Set<ObjectID>
+    /// The author of a save.
+    public var author: String?
+    /// The name of the context.
+    public var contextName: String?
+
+    /// Creates a change summary.
+    public init(
+        name: ContextNotification.Name, insertedObjectIDs: Set<ObjectID> = [], updatedObjectIDs: Set<ObjectID> = [],
+        deletedObjectIDs: Set<ObjectID> = [], author: String? = nil, contextName: String? = nil
+    ) {
+        self.name = name
+        self.insertedObjectIDs = insertedObjectIDs
+        self.updatedObjectIDs = updatedObjectIDs
+        self.deletedObjectIDs = deletedObjectIDs
+        self.author = author
+        self.contextName = contextName
+    }
+
+    /// Whether no object is named.
+    public var isEmpty: Bool { insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty }
+}
+
+/// A registration made with ``ObjectContext/addObserver(for:_:)``; cancelling it, or releasing
+/// it, removes the registration.
+public final class ContextObservation {
+    private var removal: (() -> Void)?
+
+    init(removal: @escaping () -> Void) {
+        self.removal = removal
+    }
+
+    /// Stops the callbacks. Calling it again does nothing.
+    public func cancel() {
+        removal?()
+        removal = nil
+    }
+
+    deinit { cancel() }
+}
+
+@available(*, unavailable, message: "An observation belongs to its context's isolation domain.")
+extension ContextObservation: Sendable {}
+
+/// An `AsyncSequence` of ``ContextChanges``: notifications of one context or of every context of
+/// a container, in the order they were posted.
+///
+/// The sequence buffers what its consumer has not read yet, so a slow consumer never blocks a
+/// save. Ending the iteration (cancelling its task, or breaking out of the loop) removes the
+/// registration.
+public struct ContextChangesSequence: AsyncSequence, Sendable {
+    public typealias Element = ContextChanges
+    public typealias Failure = Never
+
+    let stream: AsyncStream<ContextChanges>
+
+    /// Makes the iterator.
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+
+    /// The iterator of a ``ContextChangesSequence``.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<ContextChanges>.Iterator
+
+        /// The next notification, or `nil` when the iteration was cancelled.
+        public mutating func next() async -> ContextChanges? { await base.next() }
+
+        /// The next notification, in the caller's isolation.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> ContextChanges? {
+            await base.next(isolation: actor)
+        }
+    }
+}
+
+/// Registered stream continuations, reachable from any thread (a stream's termination handler
+/// runs wherever its consumer stops).
+final class ChangeStreams: Sendable {
+    private struct Entry: Sendable {
+        var names: Set<ContextNotification.Name>
+        var continuation: AsyncStream<ContextChanges>.Continuation
+    }
+
+    private let entries = LockedBox<(next: Int, byID: [Int: Entry])>((0, [:]))
+
+    /// A new sequence receiving the notifications named in `names`.
+    func makeSequence(for names: Set<ContextNotification.Name>) -> ContextChangesSequence {
+        let (stream, continuation) = AsyncStream<ContextChanges>.makeStream(bufferingPolicy: .unbounded)
+        let id = entries.withLock { state -> Int in
+            state.next += 1
+            state.byID[state.next] = Entry(names: names, continuation: continuation)
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.entries.withLock { $0.byID.removeValue(forKey: id) }
+        }
+        return ContextChangesSequence(stream: stream)
+    }
+
+    /// Whether any stream wants `name`.
+    func wants(_ name: ContextNotification.Name) -> Bool {
+        entries.withLock { state in state.byID.values.contains { $0.names.contains(name) } }
+    }
+
+    /// Hands `changes` to every stream that wants them (outside the lock).
+    func post(_ changes: ContextChanges) {
+        let targets = entries.withLock { state in state.byID.values.filter { $0.names.contains(changes.name) } }
+        for target in targets { target.continuation.yield(changes) }
+    }
+
+    /// The number of registered streams.
+    var count: Int { entries.withLock { $0.byID.count } }
+
+    /// Ends every stream (the owner is going away).
+    func finishAll() {
+        let all = entries.withLock { state -> [Entry] in
+            defer { state.byID.removeAll() }
+            return Array(state.byID.values)
+        }
+        for entry in all { entry.continuation.finish() }
+    }
+}
+
+/// A context's observers and the changes not yet announced by `objectsDidChange`.
+final class ContextObservers {
+    private struct Callback {
+        var id: Int
+        var name: ContextNotification.Name
+        var handler: (ContextNotification) -> Void
+    }
+
+    private var callbacks: [Callback] = []
+    private var nextID = 0
+    let streams = ChangeStreams()
+
+    /// Whether changes are recorded for `objectsDidChange`: only once someone asked for it, so
+    /// that contexts nobody observes pay nothing per change.
+    private(set) var tracksChanges = false
+    var pendingInserted: [ObjectIdentifier: ManagedObject] = [:]
+    var pendingUpdated: [ObjectIdentifier: ManagedObject] = [:]
+    var pendingDeleted: [ObjectIdentifier: ManagedObject] = [:]
+
+    func add(_ name: ContextNotification.Name, _ handler: @escaping (ContextNotification) -> Void) -> Int {
+        nextID += 1
+        callbacks.append(Callback(id: nextID, name: name, handler: handler))
+        if name == .objectsDidChange { tracksChanges = true }
+        return nextID
+    }
+
+    func remove(_ id: Int) {
+        callbacks.removeAll { $0.id == id }
+    }
+
+    func startTrackingChanges() { tracksChanges = true }
+
+    /// The number of registrations, callbacks and streams.
+    var count: Int { callbacks.count + streams.count }
+
+    func wants(_ name: ContextNotification.Name) -> Bool {
+        callbacks.contains { $0.name == name } || streams.wants(name)
+    }
+
+    /// Calls the callbacks registered for the notification's name (those registered at the time
+    /// it was posted), then hands its IDs to the streams.
+    func post(_ notification: ContextNotification) {
+        for callback in callbacks where callback.name == notification.name {
+            callback.handler(notification)
+        }
+        if streams.wants(notification.name) { streams.post(notification.changes) }
+    }
+
+    func clearPendingChanges() {
+        pendingInserted.removeAll()
+        pendingUpdated.removeAll()
+        pendingDeleted.removeAll()
+    }
+}
+
+extension ObjectContext {
+    /// Registers `handler` for the notifications named `name` of this context.
+    ///
+    /// The handler runs synchronously on the context's isolation domain, in the order of
+    /// registration, when the notification is posted: `willSave` before the save validates,
+    /// `didSave` after it succeeded, `objectsDidChange` when pending changes are processed.
+    ///
+    /// ```swift
+    /// let observation = context.addObserver(for: .objectsDidChange) { notification in
+    ///     for movie in notification.updatedObjects.compactMap({ $0 as? Movie }) { print(movie.title) }
+    /// }
+    /// observation.cancel()  // or let it go
+    /// ```
+    ///
+    /// - Returns: The registration; it lasts until cancelled or released.
+    public func addObserver(
+        for name: ContextNotification.Name, _ handler: @escaping (ContextNotification) -> Void
+    ) -> ContextObservation {
+        let id = observers.add(name, handler)
+        return ContextObservation { [weak self] in self?.observers.remove(id) }
+    }
+
+    /// The notifications of this context named in `names`, as their `Sendable` form.
+    ///
+    /// ```swift
+    /// for await changes in context.changes(for: [.didSave]) {
+    ///     print(changes.insertedObjectIDs)
+    /// }
+    /// ```
+    public func changes(
+        for names: Set<ContextNotification.Name> = Set(ContextNotification.Name.allCases)
+    ) -> ContextChangesSequence {
+        if names.contains(.objectsDidChange) { observers.startTrackingChanges() }
+        return observers.streams.makeSequence(for: names)
+    }
+
+    /// Posts `objectsDidChange` for the objects inserted, updated and deleted since the last
+    /// time, if there are any and anyone observes it. Every save does this first.
+    ///
+    /// Changes are recorded from the moment the first `objectsDidChange` observer registers.
+    public func processPendingChanges() {
+        guard observers.tracksChanges else { return }
+        let inserted = observers.pendingInserted
+        let updated = observers.pendingUpdated.filter { inserted[$0.key] == nil && observers.pendingDeleted[$0.key] == nil }
+        let deleted = observers.pendingDeleted
+        observers.clearPendingChanges()
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty, observers.wants(.objectsDidChange) else { return }
+        observers.post(
+            ContextNotification(
+                name: .objectsDidChange, insertedObjects: Set(inserted.values), updatedObjects: Set(updated.values),
+                deletedObjects: Set(deleted.values), author: nil, contextName: name))
+    }
+
+    /// The number of observer registrations (callbacks and streams) of this context.
+    var observerCount: Int { observers.count }
+
+    // Change recording for `objectsDidChange`, called where the context tracks changes.
+
+    func recordInsertion(_ object: ManagedObject) {
+        guard observers.tracksChanges else { return }
+        observers.pendingInserted[ObjectIdentifier(object)] = object
+    }
+
+    func recordUpdate(_ object: ManagedObject) {
+        guard observers.tracksChanges else { return }
+        observers.pendingUpdated[ObjectIdentifier(object)] = object
+    }
+
+    func recordDeletion(_ object: ManagedObject, wasInserted: Bool) {
+        guard observers.tracksChanges else { return }
+        let key = ObjectIdentifier(object)
+        observers.pendingUpdated[key] = nil
+        // An object inserted and deleted before anyone heard of it never existed for observers.
+        if wasInserted, observers.pendingInserted.removeValue(forKey: key) != nil { return }
+        observers.pendingDeleted[key] = object
+    }
+
+    /// Posts `willSave` with the changes about to be saved.
+    func postWillSave() {
+        guard observers.wants(.willSave) else { return }
+        observers.post(
+            ContextNotification(
+                name: .willSave, insertedObjects: insertedObjects, updatedObjects: updatedObjects,
+                deletedObjects: deletedObjects, author: transactionAuthor, contextName: name))
+    }
+
+    /// Posts `didSave` here and, as IDs, to the container's ``PersistentContainer/savedChanges()``.
+    func postDidSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) {
+        let notification = ContextNotification(
+            name: .didSave, insertedObjects: Set(inserted), updatedObjects: Set(updated), deletedObjects: Set(deleted),
+            author: transactionAuthor, contextName: name)
+        if observers.wants(.didSave) { observers.post(notification) }
+        if parent == nil, let container, container.savedChangeStreams.wants(.didSave), !notification.isEmpty {
+            container.savedChangeStreams.post(notification.changes)
+        }
+    }
+}

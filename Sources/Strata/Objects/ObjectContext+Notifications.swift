@@ -281,6 +281,7 @@ extension ObjectContext {
     ///
     /// Changes are recorded from the moment the first `objectsDidChange` observer registers.
     public func processPendingChanges() {
+        mergeCollectedChanges()
         guard observers.tracksChanges else { return }
         let inserted = observers.pendingInserted
         let updated = observers.pendingUpdated.filter { inserted[$0.key] == nil && observers.pendingDeleted[$0.key] == nil }
@@ -332,8 +333,12 @@ extension ObjectContext {
             name: .didSave, insertedObjects: Set(inserted), updatedObjects: Set(updated), deletedObjects: Set(deleted),
             author: transactionAuthor, contextName: name)
         if observers.wants(.didSave) { observers.post(notification) }
-        if parent == nil, let container, container.savedChangeStreams.wants(.didSave), !notification.isEmpty {
-            container.savedChangeStreams.post(notification.changes)
-        }
+        guard parent == nil, let container, !notification.isEmpty else { return }
+        let wantedByStreams = container.savedChangeStreams.wants(.didSave)
+        let wantedByContexts = container.mergeInboxes.count > (mergeInbox == nil ? 0 : 1)
+        guard wantedByStreams || wantedByContexts else { return }
+        let changes = notification.changes
+        if wantedByStreams { container.savedChangeStreams.post(changes) }
+        if wantedByContexts { container.mergeInboxes.post(changes, from: mergeInbox) }
     }
 }

@@ -120,6 +120,7 @@ extension ObjectContext {
     // MARK: Running queries
 
     func query<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> ObjectQuery {
+        mergeCollectedChanges()  // request-based fetches, counts and ID fetches start here
         guard let entity = schema.entity(named: request.entityName) else {
             throw StrataError(
                 .unknownKey,
@@ -157,6 +158,7 @@ extension ObjectContext {
     /// Runs a query: in the store alone when no unsaved change can affect it, otherwise over the
     /// store's candidates and this context's objects, evaluated and sorted in memory.
     func execute(_ query: ObjectQuery) throws -> [ManagedObject] {
+        mergeCollectedChanges()
         // Check keys and types first, so a bad predicate fails the same way on every path.
         let predicate = try query.predicate.map { try PredicateResolver.resolve($0, for: query.entity, in: schema) }
         let sorts = try PredicateResolver.resolveSorts(query.sortDescriptors, for: query.entity, in: schema)

@@ -51,6 +51,8 @@ public final class ObjectContext {
     var changed: [ObjectIdentifier: ManagedObject] = [:]
     /// Notification observers, and the changes not yet announced by `objectsDidChange`.
     let observers = ContextObservers()
+    /// Saves of other contexts to merge, when ``automaticallyMergesChangesFromContainer`` is on.
+    var mergeInbox: MergeInbox?
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     public init(schema: Schema) {
@@ -203,6 +205,7 @@ public final class ObjectContext {
     /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists (it was never
     ///   saved, or it was deleted).
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        mergeCollectedChanges()
         if let object = registered[objectID], !object._isFault {
             guard !object.isDeleted else { throw notFound(objectID, reason: "it was deleted in this context") }
             return object

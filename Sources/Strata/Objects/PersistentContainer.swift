@@ -31,6 +31,8 @@ public final class PersistentContainer: Sendable {
     private let state = LockedBox(State())
     /// Streams of ``savedChanges()``.
     let savedChangeStreams = ChangeStreams()
+    /// Contexts that merge the others' saves by themselves.
+    let mergeInboxes = MergeInboxes()
 
     private struct State {
         var isClosed = false

@@ -1,0 +1,158 @@
+import Foundation
+
+/// Saves of other contexts waiting to be merged into one context. Any thread may add to it; the
+/// context drains it on its own isolation domain.
+final class MergeInbox: Sendable {
+    private let pending = LockedBox<[ContextChanges]>([])
+
+    func add(_ changes: ContextChanges) {
+        pending.withLock { $0.append(changes) }
+    }
+
+    func drain() -> [ContextChanges] {
+        pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+    }
+}
+
+/// The inboxes of a container's contexts that merge automatically, held weakly.
+final class MergeInboxes: Sendable {
+    private struct Entry: Sendable {
+        weak var inbox: MergeInbox?
+    }
+
+    private let entries = LockedBox<[Entry]>([])
+
+    func add(_ inbox: MergeInbox) {
+        entries.withLock { entries in
+            entries.removeAll { $0.inbox == nil }
+            entries.append(Entry(inbox: inbox))
+        }
+    }
+
+    func remove(_ inbox: MergeInbox) {
+        entries.withLock { $0.removeAll { $0.inbox == nil || $0.inbox === inbox } }
+    }
+
+    /// Hands `changes` to every inbox but `source`'s.
+    func post(_ changes: ContextChanges, from source: MergeInbox?) {
+        let inboxes = entries.withLock { $0.compactMap(\.inbox) }
+        for inbox in inboxes where inbox !== source { inbox.add(changes) }
+    }
+
+    var count: Int { entries.withLock { $0.filter { $0.inbox != nil }.count } }
+}
+
+extension ObjectContext {
+    /// Whether this context merges the saves of the container's other contexts by itself
+    /// (Core Data's `automaticallyMergesChangesFromParent`).
+    ///
+    /// When `true`, saves of other contexts are collected as they happen, on any thread, and
+    /// merged with ``mergeChanges(from:)`` before this context next fetches, looks up an
+    /// object, processes its changes or saves. Fetches afterwards are consistent with those
+    /// saves. Only contexts of a container (not child contexts) merge automatically.
+    public var automaticallyMergesChangesFromContainer: Bool {
+        get { mergeInbox != nil }
+        set {
+            guard newValue != (mergeInbox != nil), parent == nil, let container else { return }
+            if newValue {
+                let inbox = MergeInbox()
+                mergeInbox = inbox
+                container.mergeInboxes.add(inbox)
+            } else if let inbox = mergeInbox {
+                container.mergeInboxes.remove(inbox)
+                mergeInbox = nil
+            }
+        }
+    }
+
+    /// Merges a save of another context into this one.
+    ///
+    /// - Updated objects that this context holds take the saved values. Unsaved edits here are
+    ///   kept on top, except where ``mergePolicy`` is ``MergePolicy/mergeByPropertyStoreTrump``
+    ///   (the saved value wins for attributes the save changed) or ``MergePolicy/rollback`` (the
+    ///   edits are discarded). Faults stay faults; they load the saved values when read.
+    /// - Deleted objects leave this context: they are no longer registered, fetched or related
+    ///   to the objects here, and using them afterwards reports ``StrataError/Code/objectDeleted``
+    ///   as for objects whose deletion this context saved.
+    /// - Inserted objects need nothing: fetches find them.
+    ///
+    /// Merging does not make changes of its own: the context's ``hasChanges`` is what it was,
+    /// minus the edits a policy discarded and the deletions it learned of.
+    ///
+    /// ```swift
+    /// let saves = container.savedChanges()
+    /// for await save in saves { await MainActor.run { container.viewContext.mergeChanges(from: save) } }
+    /// ```
+    public func mergeChanges(from changes: ContextChanges) {
+        for objectID in changes.updatedObjectIDs {
+            guard let object = registered[objectID], !object._isFault, !object._isInserted else { continue }
+            mergeSavedValues(into: object)
+        }
+        for objectID in changes.deletedObjectIDs {
+            guard let object = registered[objectID] else { continue }
+            forgetDeletedObject(object)
+        }
+    }
+
+    /// Merges the saves collected for ``automaticallyMergesChangesFromContainer``.
+    func mergeCollectedChanges() {
+        guard let inbox = mergeInbox else { return }
+        for changes in inbox.drain() { mergeChanges(from: changes) }
+    }
+
+    private func mergeSavedValues(into object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        let hasLocalEdits = changed[key] != nil && object.hasChangedProperties
+        guard hasLocalEdits else {
+            refresh(object, mergeChanges: true)
+            return
+        }
+        switch mergePolicy {
+        case .rollback:
+            refresh(object, mergeChanges: false)
+        case .mergeByPropertyStoreTrump:
+            let before = object._committedValues
+            refresh(object, mergeChanges: true)
+            // Attributes the other save changed take its values, whatever was edited here.
+            if let before, let saved = object._committedValues {
+                for index in saved.indices where index < before.count && saved[index] != before[index] {
+                    object._values[index] = saved[index]
+                }
+            }
+            if object.hasChangedProperties { changed[key] = object } else { changed[key] = nil }
+        case .error, .mergeByPropertyObjectTrump, .overwrite:
+            refresh(object, mergeChanges: true)
+        }
+    }
+
+    /// Removes an object another context deleted: from the identity map, the pending changes,
+    /// and the loaded relationships of the objects here.
+    private func forgetDeletedObject(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        registered[object.objectID] = nil
+        changed[key] = nil
+        deleted[key] = nil
+        inserted[key] = nil
+        for holder in registered.values where !holder._isFault {
+            holder._relationships = holder._relationships.map { $0.removing(object) }
+            holder._committedRelationships = holder._committedRelationships?.map { $0.removing(object) }
+        }
+        object._isDeleted = false
+        object._wasDeletedAndSaved = true
+        object.context = nil
+    }
+}
+
+extension RelationshipValue {
+    /// The value without `object`.
+    func removing(_ object: ManagedObject) -> RelationshipValue {
+        switch self {
+        case .toOne(let target) where target === object: .toOne(nil)
+        case .toMany(let objects) where objects.contains(where: { $0 === object }): .toMany(objects.filter { $0 !== object })
+        default: self
+        }
+    }
+}

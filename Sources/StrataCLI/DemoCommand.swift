@@ -3,24 +3,24 @@ import Foundation
 import Strata
 
 /// `strata demo`: shows Strata at work on a sample model, in an SQLite store.
-struct DemoCommand: ParsableCommand {
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Show Strata at work on a sample model of movies, reviews and people.",
         discussion: """
             Builds the sample model's schema, saves a small graph of movies, reviews and people \
-            to an SQLite store (by default in the per-user data folder), reopens the store and \
-            prints what it holds.
+            to an SQLite store (by default in the per-user data folder), reopens the store, \
+            prints what it holds, and shows a live query following background saves.
             """)
 
     @Option(name: .customLong("store"), help: "The SQLite store to use (default: the per-user data folder).")
     var storePath: String?
 
-    func run() throws {
+    func run() async throws {
         var output = StandardOutput()
         let url = storePath.map { URL(fileURLWithPath: $0) } ?? PersistentContainer.defaultStoreURL(name: "StrataDemo")
         do {
-            try Self.run(storeURL: url, into: &output)
+            try await Self.run(storeURL: url, into: &output)
         } catch let error as StrataError {
             var message = error.description
             if error.code == .incompatibleSchema || error.code == .notAStore || error.code == .corruptStore {
@@ -32,9 +32,31 @@ struct DemoCommand: ParsableCommand {
     }
 
     /// Runs the demo against the store at `storeURL`, writing what it shows to `output`.
-    static func run(storeURL: URL, into output: inout some TextOutputStream) throws {
+    static func run(storeURL: URL, into output: inout some TextOutputStream) async throws {
         try showModel(into: &output)
         try showStore(at: storeURL, into: &output)
+        try await showLiveQuery(at: storeURL, into: &output)
+    }
+
+    /// Follows the demo's movies with a live query while background tasks add and remove one.
+    static func showLiveQuery(at url: URL, into output: inout some TextOutputStream) async throws {
+        print("\nA live query following background saves:", to: &output)
+        let container = try PersistentContainer(
+            name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(url)])
+        defer { try? container.close() }
+        let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+        var results = container.observe(request).makeAsyncIterator()
+        print("  now:                        \(try await results.next()?.map(\.title) ?? [])", to: &output)
+        try await container.performBackgroundTask(author: "demo") { context in
+            Movie(context: context).title = "Thief"
+            try context.save()
+        }
+        print("  after a background insert:  \(try await results.next()?.map(\.title) ?? [])", to: &output)
+        try await container.performBackgroundTask(author: "demo") { context in
+            for movie in try context.fetch(Movie.self, where: \.title == "Thief") { context.delete(movie) }
+            try context.save()
+        }
+        print("  after a background delete:  \(try await results.next()?.map(\.title) ?? [])", to: &output)
     }
 
     /// Saves a graph to the store (the first time), reopens it and prints its contents.

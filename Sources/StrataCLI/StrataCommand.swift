@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// The `strata` command-line tool: inspects, queries and maintains Strata stores.
-public struct StrataCommand: ParsableCommand {
+public struct StrataCommand: AsyncParsableCommand {
     /// The command's name, summary and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "strata",
@@ -12,3 +12,11 @@ public struct StrataCommand: ParsableCommand {
     public init() {}
 }
 
+
+extension StrataCommand {
+    /// Parses the command line and runs the chosen command (the `strata` executable's entry
+    /// point; some commands are asynchronous).
+    public static func runFromCommandLine() async {
+        await main()
+    }
+}

@@ -1,3 +1,3 @@
 import StrataCLI
 
-StrataCommand.main()
+await StrataCommand.runFromCommandLine()

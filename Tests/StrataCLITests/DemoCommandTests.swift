@@ -5,12 +5,12 @@ import Testing
 @testable import StrataCLI
 
 @Suite struct DemoCommandTests {
-    @Test func demoPrintsTheSampleSchemaAndObjects() throws {
+    @Test func demoPrintsTheSampleSchemaAndObjects() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = folder.appendingPathComponent("Demo.sqlite")
         var output = ""
-        try DemoCommand.run(storeURL: store, into: &output)
+        try await DemoCommand.run(storeURL: store, into: &output)
         #expect(output.contains("entity Movie"))
         #expect(output.contains("entity Director : Person"))
         #expect(output.contains("reviews -> Review (to-many, inverse movie, cascade)"))
@@ -30,11 +30,14 @@ import Testing
         #expect(output.contains("invalidPredicate at offset 21"))
         #expect(output.contains("total box office $479068093, average review 4.17 stars"))
         #expect(output.contains(#""Michael Mann": 2 movie(s), $408375992"#))
+        #expect(output.contains(#"after a background insert:  ["Collateral", "Heat", "Ronin", "Thief"]"#))
+        #expect(output.contains(#"after a background delete:  ["Collateral", "Heat", "Ronin"]"#))
 
         var second = ""
-        try DemoCommand.run(storeURL: store, into: &second)
+        try await DemoCommand.run(storeURL: store, into: &second)
         #expect(second.contains("already holds the demo's movies"))
         #expect(second.contains("6 reviews in all"))
+        #expect(second.contains(#"after a background delete:  ["Collateral", "Heat", "Ronin"]"#))
     }
 
     @Test func demoModelIsValid() throws {

@@ -18,7 +18,7 @@ struct ObjectQuery {
         sortDescriptors.contains { $0.key.contains(".") } || (predicate.map(Self.reachesRelatedObjects) ?? false)
     }
 
-    private static func reachesRelatedObjects(_ predicate: QueryPredicate) -> Bool {
+    static func reachesRelatedObjects(_ predicate: QueryPredicate) -> Bool {
         switch predicate {
         case .constant: return false
         case .and(let parts), .or(let parts): return parts.contains(where: reachesRelatedObjects)

@@ -1,0 +1,108 @@
+import Foundation
+import StrataTesting
+import Testing
+
+@testable import Strata
+
+@Suite struct LiveQueryTests {
+    let directory: TemporaryDirectory
+    let container: PersistentContainer
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        container = try StoreKind.sqliteFile.makeContainer([Movie.self, Review.self, Person.self], in: directory)
+        let context = container.newBackgroundContext()
+        for (title, year) in [("Heat", 1995), ("Thief", 1981)] {
+            let movie = Movie(context: context)
+            movie.title = title
+            movie.year = Int16(year)
+        }
+        try context.save()
+    }
+
+    func save(_ body: @escaping @Sendable (ObjectContext) throws -> Void) async throws {
+        try await container.performBackgroundTask { context in
+            try body(context)
+            try context.save()
+        }
+    }
+
+    var commitObserverCount: Int {
+        container.stores.compactMap { ($0 as? SQLiteStore)?.commitObservers.count }.reduce(0, +)
+    }
+
+    @Test func yieldsTheResultThenEachChangedResult() async throws {
+        let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
+        var results = container.observe(request).makeAsyncIterator()
+        #expect(try await results.next()?.map(\.title) == ["Heat"])
+
+        try await save { context in
+            let ronin = Movie(context: context)
+            ronin.title = "Ronin"
+            ronin.year = 1998
+        }
+        #expect(try await results.next()?.map(\.title) == ["Heat", "Ronin"])
+
+        // A save that leaves the result as it was (a review; a movie outside the predicate)
+        // yields nothing; the next result is the one after the change that matters.
+        try await save { context in
+            Review(context: context).text = "Great"
+            let thief = try #require(try context.fetch(Movie.self, where: \.title == "Thief").first)
+            thief.rating = 3
+        }
+        try await save { context in
+            let heat = try #require(try context.fetch(Movie.self, where: \.title == "Heat").first)
+            context.delete(heat)
+        }
+        #expect(try await results.next()?.map(\.title) == ["Ronin"])
+    }
+
+    @Test func aTrackingRequestDecidesWhenToReRun() async throws {
+        let movies = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+        var results = container.observe(movies, trackingChangesOf: FetchRequest<Review>()).makeAsyncIterator()
+        let first = try #require(try await results.next())
+        #expect(first.map(\.title) == ["Heat", "Thief"])
+
+        // A movie's review changes what the list shows (its reviews' IDs).
+        try await save { context in
+            let heat = try #require(try context.fetch(Movie.self, where: \.title == "Heat").first)
+            let review = Review(context: context)
+            review.text = "Great"
+            review.movie = heat
+        }
+        let second = try #require(try await results.next())
+        #expect(second.first?.reviews.count == 1)
+    }
+
+    @Test func endingTheIterationRemovesTheRegistration() async throws {
+        let before = commitObserverCount
+        let sequence = container.observe(FetchRequest<Movie>())
+        let consumer = Task {
+            var count = 0
+            for try await _ in sequence { count += 1 }
+            return count
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while commitObserverCount == before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(commitObserverCount == before + 1)
+        consumer.cancel()
+        _ = try? await consumer.value
+        while commitObserverCount != before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(commitObserverCount == before)
+    }
+
+    @Test func aSlowConsumerGetsTheLatestResultAndNeverBlocksSaves() async throws {
+        var results = container.observe(FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])).makeAsyncIterator()
+        #expect(try await results.next()?.count == 2)
+        for index in 0..<50 {
+            try await save { context in Movie(context: context).title = "Movie \(index)" }
+        }
+        // Saves coalesce while nobody reads: the results read now end with all 52 movies.
+        var latest = 0
+        let deadline = ContinuousClock.now + .seconds(10)
+        while latest < 52, ContinuousClock.now < deadline {
+            latest = try await results.next()?.count ?? 0
+        }
+        #expect(latest == 52)
+    }
+}

@@ -60,8 +60,13 @@ extension ObjectContext {
     func aggregateValue<Model: PersistentModel, Value>(
         _ function: AggregateFunction, _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>?
     ) throws -> AttributeValue {
+        try aggregateValue(function, key: KeyPathNames.name(of: keyPath, root: Model.self), where: predicate)
+    }
+
+    func aggregateValue<Model: PersistentModel>(
+        _ function: AggregateFunction, key: String, where predicate: FetchPredicate<Model>?
+    ) throws -> AttributeValue {
         var request = FetchRequest<Model>(predicate: predicate)
-        let key = KeyPathNames.name(of: keyPath, root: Model.self)
         request.propertiesToFetch = [FetchedProperty(name: "value", column: .aggregate(function, key))]
         return try fetchDictionaries(request).first?["value"] ?? .null
     }

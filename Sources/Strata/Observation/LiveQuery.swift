@@ -1,11 +1,14 @@
 import Foundation
 
-/// The results of a fetch request, kept current: an `AsyncSequence` that yields the result
-/// now, then again after each save that changes it.
+/// A query result kept current: an `AsyncSequence` that yields the result now, then again after
+/// each save that changes it.
 ///
 /// Made by ``PersistentContainer/observe(_:)`` and
-/// ``PersistentContainer/observe(_:trackingChangesOf:)``. Each iteration runs its own fetches on
-/// a background context and yields value snapshots, so it can be consumed anywhere.
+/// ``PersistentContainer/observe(_:trackingChangesOf:)`` (value snapshots of the objects a
+/// request matches), ``PersistentContainer/observe(_:includingRelatedObjects:)`` (one object),
+/// and ``PersistentContainer/observeCount(of:)``, ``PersistentContainer/observeSum(of:where:)``
+/// and the other aggregate observations. Each iteration runs its own fetches on a background
+/// context and yields `Sendable` values, so it can be consumed anywhere.
 ///
 /// - A save re-runs the request only when it inserted, updated or deleted objects of the
 ///   request's entity (or subentities), or of the tracked request's entity when one is given;
@@ -14,12 +17,13 @@ import Foundation
 /// - Saves never wait for the consumer: while it is busy, later saves are coalesced, and the
 ///   next result it reads is the latest.
 /// - Ending the iteration (cancelling its task or leaving the loop) removes the registration.
-public struct LiveQuery<Element: Sendable & Hashable>: AsyncSequence, Sendable {
+public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
+    public typealias Element = Result
     public typealias Failure = any Error
 
     let container: PersistentContainer
     let relevantEntities: Set<String>?
-    let fetch: @Sendable (ObjectContext) throws -> [Element]
+    let fetch: @Sendable (ObjectContext) throws -> Result
 
     /// Starts observing; the first element is the current result.
     public func makeAsyncIterator() -> Iterator {
@@ -28,14 +32,14 @@ public struct LiveQuery<Element: Sendable & Hashable>: AsyncSequence, Sendable {
 
     /// The iterator of a ``LiveQuery``.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<[Element], any Error>.Iterator
+        var base: AsyncThrowingStream<Result, any Error>.Iterator
 
         /// The next result, or `nil` when observation ended; throws the error of a failed fetch.
-        public mutating func next() async throws -> [Element]? { try await base.next() }
+        public mutating func next() async throws -> Result? { try await base.next() }
     }
 
-    private func start() -> AsyncThrowingStream<[Element], any Error> {
-        let (results, output) = AsyncThrowingStream<[Element], any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private func start() -> AsyncThrowingStream<Result, any Error> {
+        let (results, output) = AsyncThrowingStream<Result, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // Commits only mark the result stale; the worker re-fetches, so saves never wait.
         let (triggers, trigger) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let relevantEntities = relevantEntities
@@ -50,7 +54,7 @@ public struct LiveQuery<Element: Sendable & Hashable>: AsyncSequence, Sendable {
         let container = container
         let fetch = fetch
         let worker = Task.detached {
-            var last: [Element]?
+            var last: Result?
             func emit() throws {
                 let result = try fetch(container.newBackgroundContext())
                 guard result != last else { return }
@@ -87,7 +91,7 @@ extension PersistentContainer {
     ///     print(movies.map(\.title))       // [Movie.Value]
     /// }
     /// ```
-    public func observe<Model: ValueSnapshotRepresentable>(_ request: FetchRequest<Model>) -> LiveQuery<Model.Value> {
+    public func observe<Model: ValueSnapshotRepresentable>(_ request: FetchRequest<Model>) -> LiveQuery<[Model.Value]> {
         LiveQuery(container: self, relevantEntities: relevantEntities(for: request)) { context in
             try context.fetch(request).map(\.value)
         }
@@ -98,9 +102,93 @@ extension PersistentContainer {
     /// when reviews change).
     public func observe<Model: ValueSnapshotRepresentable, Tracked: ManagedObject>(
         _ request: FetchRequest<Model>, trackingChangesOf tracking: FetchRequest<Tracked>
-    ) -> LiveQuery<Model.Value> {
+    ) -> LiveQuery<[Model.Value]> {
         LiveQuery(container: self, relevantEntities: relevantEntities(for: tracking)) { context in
             try context.fetch(request).map(\.value)
+        }
+    }
+
+    /// One object's value snapshot, now and after each save that changes it; the sequence ends
+    /// with ``StrataError/Code/objectDeleted`` when the object is deleted.
+    ///
+    /// With `includingRelatedObjects`, saves that change objects of the entities its
+    /// relationships lead to count too (a movie whose reviews change, say), and a new snapshot
+    /// is yielded when the object's own snapshot changed.
+    ///
+    /// ```swift
+    /// for try await movie in container.observe(heat.typedObjectID) { print(movie.title) }
+    /// ```
+    public func observe<Model: ValueSnapshotRepresentable>(
+        _ objectID: TypedObjectID<Model>, includingRelatedObjects: Bool = false
+    ) -> LiveQuery<Model.Value> {
+        var entities: Set<String> = [objectID.objectID.entityName]
+        if includingRelatedObjects, let entity = schema.entity(named: objectID.objectID.entityName) {
+            for relationship in entity.relationships {
+                entities.formUnion(schema.entity(named: relationship.destinationEntityName)?.kindNames ?? [])
+            }
+        }
+        let id = objectID.objectID
+        return LiveQuery(container: self, relevantEntities: entities) { context in
+            let object: ManagedObject
+            do {
+                object = try context.existingObject(with: id)
+            } catch let error as StrataError where error.code == .objectNotFound {
+                throw StrataError(
+                    .objectDeleted, "\(id) was deleted; its observation ended.", entityName: id.entityName, objectID: id,
+                    underlyingError: error)
+            }
+            guard let model = object as? Model else {
+                throw StrataError(.typeMismatch, "\(id) is not a \(Model.self).", entityName: id.entityName, objectID: id)
+            }
+            return model.value
+        }
+    }
+
+    /// The number of objects `request` matches, now and after each save that changes it.
+    public func observeCount<Model: ManagedObject>(of request: FetchRequest<Model>) -> LiveQuery<Int> {
+        LiveQuery(container: self, relevantEntities: relevantEntities(for: request)) { context in
+            try context.count(for: request)
+        }
+    }
+
+    /// The sum of an attribute over the objects that match, computed in SQL now and after each
+    /// save that changes it.
+    public func observeSum<Model: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) -> LiveQuery<Value.Sum> where Value.Sum: Sendable & Equatable {
+        let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
+        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
+            context in Value.sum(from: try context.aggregateValue(.sum, key: key, where: predicate))
+        }
+    }
+
+    /// The average of an attribute over the objects that match (`nil` when none do).
+    public func observeAverage<Model: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) -> LiveQuery<Value.Average?> where Value.Average: Sendable & Equatable {
+        let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
+        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
+            context in Value.average(from: try context.aggregateValue(.average, key: key, where: predicate))
+        }
+    }
+
+    /// The smallest value of an attribute among the objects that match (`nil` when none do).
+    public func observeMin<Model: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) -> LiveQuery<Value.Bound?> where Value.Bound: Sendable & Equatable {
+        let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
+        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
+            context in Value.bound(from: try context.aggregateValue(.min, key: key, where: predicate))
+        }
+    }
+
+    /// The largest value of an attribute among the objects that match (`nil` when none do).
+    public func observeMax<Model: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
+    ) -> LiveQuery<Value.Bound?> where Value.Bound: Sendable & Equatable {
+        let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
+        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
+            context in Value.bound(from: try context.aggregateValue(.max, key: key, where: predicate))
         }
     }
 

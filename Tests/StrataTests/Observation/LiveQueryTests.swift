@@ -105,4 +105,55 @@ import Testing
         }
         #expect(latest == 52)
     }
+
+    @Test func oneObjectIsFollowedUntilItIsDeleted() async throws {
+        let context = container.newBackgroundContext()
+        let heat = try #require(try context.fetch(Movie.self, where: \.title == "Heat").first)
+        var values = container.observe(heat.typedObjectID, includingRelatedObjects: true).makeAsyncIterator()
+        #expect(try await values.next()?.rating == 0)
+
+        try await save { context in
+            let heat = try #require(try context.fetch(Movie.self, where: \.title == "Heat").first)
+            heat.rating = 8
+        }
+        #expect(try await values.next()?.rating == 8)
+
+        // A related object: a new review changes the movie's snapshot (its review IDs).
+        try await save { context in
+            let heat = try #require(try context.fetch(Movie.self, where: \.title == "Heat").first)
+            let review = Review(context: context)
+            review.text = "Great"
+            review.movie = heat
+        }
+        #expect(try await values.next()?.reviews.count == 1)
+
+        try await save { context in
+            for movie in try context.fetch(Movie.self, where: \.title == "Heat") { context.delete(movie) }
+        }
+        do {
+            _ = try await values.next()
+            Issue.record("the observation should end with objectDeleted")
+        } catch let error as StrataError {
+            #expect(error.code == .objectDeleted)
+        }
+    }
+
+    @Test func aggregatesAreRecomputedOnRelevantSaves() async throws {
+        var counts = container.observeCount(of: FetchRequest<Movie>(predicate: \.year >= 1990)).makeAsyncIterator()
+        var sums = container.observeSum(of: \Movie.year).makeAsyncIterator()
+        var maxima = container.observeMax(of: \Movie.year).makeAsyncIterator()
+        #expect(try await counts.next() == 1)
+        #expect(try await sums.next() == 1995 + 1981)
+        #expect(try await maxima.next() == 1995)
+        try await save { context in
+            let ronin = Movie(context: context)
+            ronin.title = "Ronin"
+            ronin.year = 1998
+        }
+        #expect(try await counts.next() == 2)
+        #expect(try await sums.next() == 1995 + 1981 + 1998)
+        #expect(try await maxima.next() == 1998)
+        var averages = container.observeAverage(of: \Movie.year, where: \.year < 1990).makeAsyncIterator()
+        #expect(try await averages.next() == 1981)
+    }
 }

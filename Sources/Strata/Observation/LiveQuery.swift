@@ -156,39 +156,39 @@ extension PersistentContainer {
     public func observeSum<Model: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Sum> where Value.Sum: Sendable & Equatable {
-        let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
-        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
-            context in Value.sum(from: try context.aggregateValue(.sum, key: key, where: predicate))
-        }
+        observeAggregate(.sum, of: keyPath, where: predicate) { Value.sum(from: $0) }
     }
 
     /// The average of an attribute over the objects that match (`nil` when none do).
     public func observeAverage<Model: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Average?> where Value.Average: Sendable & Equatable {
-        let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
-        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
-            context in Value.average(from: try context.aggregateValue(.average, key: key, where: predicate))
-        }
+        observeAggregate(.average, of: keyPath, where: predicate) { Value.average(from: $0) }
     }
 
     /// The smallest value of an attribute among the objects that match (`nil` when none do).
     public func observeMin<Model: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Bound?> where Value.Bound: Sendable & Equatable {
-        let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
-        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
-            context in Value.bound(from: try context.aggregateValue(.min, key: key, where: predicate))
-        }
+        observeAggregate(.min, of: keyPath, where: predicate) { Value.bound(from: $0) }
     }
 
     /// The largest value of an attribute among the objects that match (`nil` when none do).
     public func observeMax<Model: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Bound?> where Value.Bound: Sendable & Equatable {
+        observeAggregate(.max, of: keyPath, where: predicate) { Value.bound(from: $0) }
+    }
+
+    /// An aggregate of an attribute, recomputed in SQL after relevant saves and converted to its
+    /// typed result.
+    private func observeAggregate<Model: PersistentModel, Value, Result: Sendable & Equatable>(
+        _ function: AggregateFunction, of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>?,
+        _ convert: @escaping @Sendable (AttributeValue) -> Result
+    ) -> LiveQuery<Result> {
         let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
         return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
-            context in Value.bound(from: try context.aggregateValue(.max, key: key, where: predicate))
+            context in convert(try context.aggregateValue(function, key: key, where: predicate))
         }
     }
 

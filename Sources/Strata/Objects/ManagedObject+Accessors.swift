@@ -154,7 +154,7 @@ extension ManagedObject {
             _relationships = _committedRelationships ?? _relationships
             return
         }
-        _values = entity.attributes.map(\.defaultValue)
+        _values = entity.defaultValues
         _strataApplyInitialValues()
         // Through setRelationship, so that the related objects stop pointing back.
         for (index, relationship) in entity.relationships.enumerated() {

@@ -229,7 +229,7 @@ extension ObjectContext {
             let copy = type.init(_storedEntity: object.entity)
             copy.objectID = object.objectID
             copy._values = object._values
-            copy._relationships = object.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+            copy._relationships = object.entity.toManyFlags.map { $0 ? .toMany([]) : .toOne(nil) }
             parent.insertCopy(copy)
             counterparts[ObjectIdentifier(object)] = copy
         }
@@ -356,7 +356,7 @@ extension ObjectContext {
     public func reset() {
         for object in registered.values {
             object.context = nil
-            object._relationships = object.entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+            object._relationships = object.entity.toManyFlags.map { $0 ? .toManyFault : .toOne(nil) }
             object._committedRelationships = nil
         }
         registered.removeAll()
@@ -376,8 +376,8 @@ extension ObjectContext {
             changed[key] = nil
             deleted[key] = nil
             object._isDeleted = false
-            object._values = object.entity.attributes.map(\.defaultValue)
-            object._relationships = object.entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+            object._values = object.entity.defaultValues
+            object._relationships = object.entity.toManyFlags.map { $0 ? .toManyFault : .toOne(nil) }
             object._committedValues = nil
             object._committedRelationships = nil
             object._isFault = true

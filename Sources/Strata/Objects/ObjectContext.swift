@@ -167,6 +167,12 @@ public final class ObjectContext {
         let wasInserted = inserted.removeValue(forKey: key) != nil
         if wasInserted {
             object._isInserted = false
+            // Forget its place too: once released, its identifier can be reused by a new object.
+            if insertionOrder.last == key {
+                insertionOrder.removeLast()
+            } else if let index = insertionOrder.lastIndex(of: key) {
+                insertionOrder.remove(at: index)
+            }
         } else {
             object._isDeleted = true
             deleted[key] = object

@@ -40,6 +40,18 @@ import Testing
         #expect(movie.entity === context.schema.entity(named: "Movie"))
     }
 
+    @Test func newObjectsDeletedBeforeSavingLeaveNoPlaceInTheInsertionOrder() throws {
+        // A released object's identifier is often reused by the next new object; a stale entry
+        // would make that object appear twice in the save order.
+        for _ in 0..<200 {
+            let scratch = Movie(context: context)
+            context.delete(scratch)
+        }
+        for index in 0..<200 { Movie(context: context).title = "Film \(index)" }
+        #expect(context.insertionOrder.count == 200)
+        #expect(Set(context.insertionOrder).count == 200)
+    }
+
     @Test func insertingAStandaloneObjectAdoptsTheContextsEntity() throws {
         let movie = Movie(title: "Heat", year: 1995)
         #expect(movie.context == nil)

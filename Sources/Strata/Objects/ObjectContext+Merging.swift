@@ -4,9 +4,19 @@ import Foundation
 /// context drains it on its own isolation domain.
 final class MergeInbox: Sendable {
     private let pending = LockedBox<[ContextChanges]>([])
+    /// Called (on the saving thread) when changes arrive in an empty inbox.
+    private let onArrival: (@Sendable () -> Void)?
+
+    init(onArrival: (@Sendable () -> Void)? = nil) {
+        self.onArrival = onArrival
+    }
 
     func add(_ changes: ContextChanges) {
-        pending.withLock { $0.append(changes) }
+        let wasEmpty = pending.withLock { pending -> Bool in
+            defer { pending.append(changes) }
+            return pending.isEmpty
+        }
+        if wasEmpty { onArrival?() }
     }
 
     func drain() -> [ContextChanges] {
@@ -51,14 +61,21 @@ extension ObjectContext {
     ///
     /// When `true`, saves of other contexts are collected as they happen, on any thread, and
     /// merged with ``mergeChanges(from:)`` before this context next fetches, looks up an
-    /// object, processes its changes or saves. Fetches afterwards are consistent with those
-    /// saves. Only contexts of a container (not child contexts) merge automatically.
+    /// object, processes its changes or saves. The ``PersistentContainer/viewContext`` also
+    /// merges them on the main actor as soon as they arrive. Fetches afterwards are consistent
+    /// with those saves. Only contexts of a container (not child contexts) merge automatically.
     public var automaticallyMergesChangesFromContainer: Bool {
         get { mergeInbox != nil }
         set {
             guard newValue != (mergeInbox != nil), parent == nil, let container else { return }
             if newValue {
-                let inbox = MergeInbox()
+                // The view context lives on the main actor: merge there as soon as saves arrive,
+                // so that its controllers and observers follow without waiting for a fetch.
+                let inbox =
+                    isViewContext
+                    ? MergeInbox { [weak container] in
+                        Task { @MainActor in container?.viewContext.processPendingChanges() }
+                    } : MergeInbox()
                 mergeInbox = inbox
                 container.mergeInboxes.add(inbox)
             } else if let inbox = mergeInbox {
@@ -86,14 +103,38 @@ extension ObjectContext {
     /// let saves = container.savedChanges()
     /// for await save in saves { await MainActor.run { container.viewContext.mergeChanges(from: save) } }
     /// ```
+    ///
+    /// When anyone observes ``ContextNotification/Name/objectsDidChange``, the merge posts it:
+    /// the merged objects as updated (faults for those this context had not loaded), the
+    /// other context's new objects as inserted (as faults), and the forgotten ones as deleted —
+    /// which is how a ``FetchedResultsController`` follows other contexts' saves.
     public func mergeChanges(from changes: ContextChanges) {
+        let announces = observers.tracksChanges && observers.wants(.objectsDidChange)
+        var updatedObjects: Set<ManagedObject> = []
+        var insertedObjects: Set<ManagedObject> = []
+        var deletedObjects: Set<ManagedObject> = []
         for objectID in changes.updatedObjectIDs {
-            guard let object = registered[objectID], !object._isFault, !object._isInserted else { continue }
-            mergeSavedValues(into: object)
+            guard let object = registered[objectID] else {
+                if announces, let fault = try? self.object(with: objectID) { updatedObjects.insert(fault) }
+                continue
+            }
+            if !object._isFault, !object._isInserted { mergeSavedValues(into: object) }
+            if announces { updatedObjects.insert(object) }
         }
         for objectID in changes.deletedObjectIDs {
             guard let object = registered[objectID] else { continue }
             forgetDeletedObject(object)
+            if announces { deletedObjects.insert(object) }
+        }
+        if announces {
+            for objectID in changes.insertedObjectIDs {
+                if let object = try? self.object(with: objectID) { insertedObjects.insert(object) }
+            }
+            guard !updatedObjects.isEmpty || !insertedObjects.isEmpty || !deletedObjects.isEmpty else { return }
+            observers.post(
+                ContextNotification(
+                    name: .objectsDidChange, insertedObjects: insertedObjects, updatedObjects: updatedObjects,
+                    deletedObjects: deletedObjects, author: changes.author, contextName: name))
         }
     }
 

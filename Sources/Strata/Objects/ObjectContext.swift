@@ -53,6 +53,8 @@ public final class ObjectContext {
     let observers = ContextObservers()
     /// Saves of other contexts to merge, when ``automaticallyMergesChangesFromContainer`` is on.
     var mergeInbox: MergeInbox?
+    /// Whether this is its container's ``PersistentContainer/viewContext`` (main actor).
+    var isViewContext = false
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     public init(schema: Schema) {
@@ -274,8 +276,9 @@ public final class ObjectContext {
     public var hasChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || changed.values.contains(where: \.isUpdated) }
 
     func objectDidChange(_ object: ManagedObject) {
-        guard !object._isInserted else { return }
-        changed[ObjectIdentifier(object)] = object
+        // An inserted object is saved whole; its later edits matter only to observers, which
+        // heard of the insertion in an earlier `objectsDidChange`.
+        if !object._isInserted { changed[ObjectIdentifier(object)] = object }
         recordUpdate(object)
     }
 

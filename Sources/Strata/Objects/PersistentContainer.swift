@@ -112,6 +112,7 @@ public final class PersistentContainer: Sendable {
         if let context = viewContextBox.context { return context }
         let context = ObjectContext(container: self)
         context.name = "viewContext"
+        context.isViewContext = true
         viewContextBox.context = context
         return context
     }

@@ -48,9 +48,11 @@ import Testing
 
         context.processPendingChanges()  // nothing new: no notification
         #expect(received.count == 1)
-        thief.title = "Thief (1981)"  // an inserted object's edit is not an update
+        thief.title = "Thief (1981)"  // observers heard of the insertion: a later edit is an update
         context.processPendingChanges()
-        #expect(received.count == 1)
+        #expect(received.count == 2)
+        #expect(received.last?.updatedObjects == [thief])
+        #expect(received.last?.insertedObjects.isEmpty == true)
         observation.cancel()
     }
 

@@ -1,0 +1,516 @@
+import Foundation
+
+/// The objects a fetch request matches, split into sections and kept current as the context
+/// changes, with each change reported the way a table or collection view applies it.
+///
+/// ```swift
+/// let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.year), .ascending(\.title)])
+/// let controller = FetchedResultsController(request, context: context, sectionBy: \.year)
+/// try controller.performFetch()
+/// controller.sections.map(\.name)        // ["1995", "1999", …]
+/// controller.object(at: IndexPath(item: 0, section: 0))
+/// for await change in controller.changes { /* sections, inserted/deleted/moved/updated */ }
+/// ```
+///
+/// After ``performFetch()`` the controller follows its context: the changes the context
+/// processes (``ObjectContext/processPendingChanges()``, which every save does first), and the
+/// saves of other contexts it merges (``ObjectContext/mergeChanges(from:)``, or automatically
+/// with ``ObjectContext/automaticallyMergesChangesFromContainer``; the ``PersistentContainer/viewContext``
+/// merges those as soon as they arrive). Each batch is announced to the ``delegate``, to every
+/// iteration of ``changes``, and to an ``ObservableFetchedResults``.
+///
+/// - Sections: with a section key, the objects are grouped by its value; the request is sorted
+///   by that key first (when its first sort descriptor is on another key, the controller sorts
+///   by the section key, ascending, before it). Sections appear and disappear with their objects.
+/// - Cost: a batch that changes k objects of an n-object result costs O(k log n) comparisons
+///   (plus moving array elements, and O(s) for s sections), not a new fetch. A request with a
+///   ``FetchRequest/fetchLimit`` or ``FetchRequest/fetchOffset`` is fetched again instead, since
+///   a change can shift objects across its edges.
+/// - As in Core Data, an object is re-judged when it changes itself: a change to a related
+///   object that a predicate or sort key reaches through does not move it.
+/// - The controller lives in its context's isolation domain. Releasing it ends its
+///   observations and its ``changes`` sequences.
+public final class FetchedResultsController<Model: ManagedObject> {
+    /// The request whose result the controller keeps (with the section sort, if one was added).
+    public let fetchRequest: FetchRequest<Model>
+    /// The context the objects belong to.
+    public let managedObjectContext: ObjectContext
+    /// The key (a key path, possibly through to-one relationships) whose value names each
+    /// object's section, or `nil` for one section.
+    public let sectionNameKeyPath: String?
+    /// Told about each batch of changes, in table-view order.
+    public weak var delegate: (any FetchedResultsControllerDelegate<Model>)?
+    /// The index title of a section, from its name; by default the name's first letter,
+    /// upper-cased (`nil` for an empty name). Set it before ``performFetch()``.
+    public var sectionIndexTitle: (_ sectionName: String) -> String? = { name in
+        name.first.map { String($0).uppercased() }
+    }
+
+    /// The objects of the result, in order (empty before ``performFetch()``).
+    public internal(set) var fetchedObjects: [Model] = []
+
+    // The result's order, parallel to `fetchedObjects`; a key's tiebreak makes it unique.
+    var keys: [FetchedResultsSortKey] = []
+    var keyByObject: [ObjectIdentifier: FetchedResultsSortKey] = [:]
+    var layout = FetchedResultsLayout()
+    var sorts: [ResolvedSort] = []
+    var evaluator: PredicateEvaluator?
+    var entity: Entity?
+    /// The order of unsaved objects among themselves (see `assignUnsavedOrder(to:)`).
+    var unsavedOrder: [ObjectIdentifier: Int64] = [:]
+    var nextUnsavedOrder: Int64 = 0
+    private var observations: [ContextObservation] = []
+    let streams = FetchedResultsStreams()
+    /// Called after each non-empty batch (the observable wrapper's hook).
+    var changeHandler: ((FetchedResultsChange) -> Void)?
+
+    /// Creates a controller for `fetchRequest`'s result in `context`, grouped into sections by
+    /// the value of `sectionNameKeyPath` (a key such as `"year"` or `"director.name"`).
+    ///
+    /// Call ``performFetch()`` to load the result.
+    public init(fetchRequest: FetchRequest<Model>, context: ObjectContext, sectionNameKeyPath: String? = nil) {
+        var request = fetchRequest
+        if let key = sectionNameKeyPath, request.sortDescriptors.first?.descriptor.key != key {
+            request.sortDescriptors.insert(FetchSortDescriptor(key: key, ascending: true), at: 0)
+        }
+        self.fetchRequest = request
+        self.managedObjectContext = context
+        self.sectionNameKeyPath = sectionNameKeyPath
+    }
+
+    /// Creates a controller whose sections are named by the value of `keyPath`.
+    public convenience init<Value>(
+        _ fetchRequest: FetchRequest<Model>, context: ObjectContext, sectionBy keyPath: KeyPath<Model, Value>
+    ) {
+        self.init(
+            fetchRequest: fetchRequest, context: context,
+            sectionNameKeyPath: KeyPathNames.name(of: keyPath, root: Model.self))
+    }
+
+    /// Creates a controller with one section.
+    public convenience init(_ fetchRequest: FetchRequest<Model>, context: ObjectContext) {
+        self.init(fetchRequest: fetchRequest, context: context, sectionNameKeyPath: nil)
+    }
+
+    deinit {
+        streams.finishAll()
+    }
+
+    /// Fetches the result and starts following the context. Calling it again fetches afresh
+    /// (after changing ``sectionIndexTitle``, say) without announcing a change.
+    ///
+    /// - Throws: The errors of ``ObjectContext/fetch(_:)-(FetchRequest<Model>)``: an unknown key,
+    ///   a section key that is not an attribute, a type mismatch or a store error.
+    public func performFetch() throws {
+        guard let entity = managedObjectContext.schema.entity(named: fetchRequest.entityName) else {
+            throw StrataError(
+                .unknownKey, "The schema has no entity named '\(fetchRequest.entityName)'.",
+                entityName: fetchRequest.entityName)
+        }
+        let sorts = try PredicateResolver.resolveSorts(
+            fetchRequest.sortDescriptors.map(\.descriptor), for: entity, in: managedObjectContext.schema)
+        let predicate = try fetchRequest.predicate.map {
+            try PredicateResolver.resolve($0.tree, for: entity, in: managedObjectContext.schema)
+        }
+        let objects = try managedObjectContext.fetch(fetchRequest)
+        self.entity = entity
+        self.sorts = sorts
+        self.evaluator = predicate.map(PredicateEvaluator.init)
+        load(objects)
+        if observations.isEmpty {
+            observations = [
+                managedObjectContext.addObserver(for: .objectsDidChange) { [weak self] notification in
+                    self?.contextDidChange(notification)
+                },
+                managedObjectContext.addObserver(for: .didSave) { [weak self] notification in
+                    self?.contextDidSave(notification)
+                },
+            ]
+        }
+    }
+
+    /// Replaces the result with `objects`, keyed and grouped.
+    func load(_ objects: [Model]) {
+        assignUnsavedOrder(to: objects.lazy.map { $0 as ManagedObject })
+        var pairs = objects.map { (object: $0, key: sortKey(for: $0)) }
+        // The store's order and the in-memory one agree except for collations SQLite lacks.
+        if zip(pairs, pairs.dropFirst()).contains(where: { compare($0.key, $1.key) > 0 }) {
+            pairs.sort { compare($0.key, $1.key) < 0 }
+        }
+        fetchedObjects = pairs.map(\.object)
+        keys = pairs.map(\.key)
+        keyByObject = Dictionary(
+            pairs.map { (ObjectIdentifier($0.object), $0.key) }, uniquingKeysWith: { first, _ in first })
+        layout = makeLayout()
+    }
+
+    // MARK: Reading the result
+
+    /// The result's sections, in order. Without a section key there is exactly one.
+    public var sections: [FetchedResultsSection<Model>] {
+        layout.sections.map { section in
+            FetchedResultsSection(
+                name: section.name, indexTitle: section.indexTitle,
+                slice: fetchedObjects[section.start..<section.start + section.count])
+        }
+    }
+
+    /// The object at an index path (`[section, item]`).
+    ///
+    /// - Precondition: The index path is within ``sections``.
+    public func object(at indexPath: IndexPath) -> Model {
+        let section = layout.sections[indexPath[0]]
+        precondition(indexPath[1] < section.count, "\(indexPath) is past the end of section \(indexPath[0]).")
+        return fetchedObjects[section.start + indexPath[1]]
+    }
+
+    /// The index path of an object, or `nil` when it is not in the result.
+    ///
+    /// - Complexity: O(log n).
+    public func indexPath(for object: Model) -> IndexPath? {
+        guard let key = keyByObject[ObjectIdentifier(object)], let index = position(of: key) else { return nil }
+        return layout.indexPath(forFlatIndex: index)
+    }
+
+    /// The distinct index titles of the sections, in section order.
+    public var sectionIndexTitles: [String] {
+        var seen = Set<String>()
+        return layout.sections.compactMap(\.indexTitle).filter { seen.insert($0).inserted }
+    }
+
+    /// The index of the first section whose index title is `title`, or `nil`.
+    public func section(forSectionIndexTitle title: String) -> Int? {
+        layout.sections.firstIndex { $0.indexTitle == title }
+    }
+
+    /// The controller's changes, one element per batch, for as long as the iteration lasts.
+    ///
+    /// Each iteration registers when it is made and buffers the batches its consumer has not
+    /// read yet; ending it (cancelling the task or leaving the loop) removes the registration.
+    /// Releasing the controller ends every iteration.
+    public var changes: FetchedResultsChanges { streams.makeSequence() }
+
+    /// The number of registrations the controller holds: its context observations and the live
+    /// iterations of ``changes``.
+    var registrationCount: Int { observations.count + streams.count }
+
+    // MARK: Keys
+
+    /// The context's insertion order, by object.
+    func insertionRanks(needed: Bool) -> [ObjectIdentifier: Int] {
+        guard needed else { return [:] }
+        var ranks: [ObjectIdentifier: Int] = [:]
+        for (index, key) in managedObjectContext.insertionOrder.enumerated() { ranks[key] = index }
+        return ranks
+    }
+
+    /// The object's place in the order: its sort-key values, then (as the store orders ties)
+    /// saved objects by primary key, then unsaved ones in insertion order.
+    func sortKey(for object: Model) -> FetchedResultsSortKey {
+        let values = sorts.map { sort -> AttributeValue in
+            guard let target = PredicateEvaluator.follow(sort.steps, from: object) else { return .null }
+            return PredicateEvaluator.attribute(sort.number, of: target)
+        }
+        if let primaryKey = object.objectID.primaryKey {
+            return FetchedResultsSortKey(values: values, rank: 0, order: primaryKey)
+        }
+        return FetchedResultsSortKey(values: values, rank: 1, order: unsavedOrder[ObjectIdentifier(object)] ?? Int64.max)
+    }
+
+    /// Gives the unsaved objects among `objects` that have none a place in the order of unsaved
+    /// objects, following the context's insertion order. A place, once given, never changes,
+    /// so that the keys already in the result stay valid when the context's order shifts.
+    func assignUnsavedOrder(to objects: some Sequence<ManagedObject>) {
+        let newcomers = objects.filter { $0.objectID.isTemporaryID && unsavedOrder[ObjectIdentifier($0)] == nil }
+        guard !newcomers.isEmpty else { return }
+        let ranks = insertionRanks(needed: true)
+        for object in newcomers.sorted(by: { ranks[ObjectIdentifier($0)] ?? .max < ranks[ObjectIdentifier($1)] ?? .max }) {
+            nextUnsavedOrder += 1
+            unsavedOrder[ObjectIdentifier(object)] = nextUnsavedOrder
+        }
+    }
+
+    /// -1, 0 or 1 as `a` comes before, with or after `b`.
+    func compare(_ a: FetchedResultsSortKey, _ b: FetchedResultsSortKey) -> Int {
+        for (index, sort) in sorts.enumerated() {
+            let order = ObjectContext.compareForSort(a.values[index], b.values[index], sort)
+            if order != 0 { return sort.ascending ? order : -order }
+        }
+        if a.rank != b.rank { return a.rank < b.rank ? -1 : 1 }
+        return a.order == b.order ? 0 : (a.order < b.order ? -1 : 1)
+    }
+
+    /// Where `key` is, or would go, in `keys`.
+    func insertionPoint(of key: FetchedResultsSortKey) -> Int {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if compare(keys[middle], key) < 0 { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The index of `key` in `keys`, or `nil`.
+    func position(of key: FetchedResultsSortKey) -> Int? {
+        let index = insertionPoint(of: key)
+        return index < keys.count && compare(keys[index], key) == 0 ? index : nil
+    }
+
+    // MARK: Sections
+
+    /// Whether the result is grouped by a section key (the first sort key).
+    var isSectioned: Bool { sectionNameKeyPath != nil }
+
+    /// The name of the section a key belongs to.
+    func sectionName(of key: FetchedResultsSortKey) -> String {
+        guard isSectioned, let value = key.values.first else { return "" }
+        switch value {
+        case .null: return ""
+        case .string(let text): return text
+        default: return value.description
+        }
+    }
+
+    /// -1, 0 or 1 as the section of `a` comes before, is, or comes after that of `b`.
+    func compareSections(_ a: FetchedResultsSortKey, _ b: FetchedResultsSortKey) -> Int {
+        guard isSectioned, let sort = sorts.first else { return 0 }
+        let order = ObjectContext.compareForSort(a.values[0], b.values[0], sort)
+        return sort.ascending ? order : -order
+    }
+
+    /// The sections of the current result, computed from scratch.
+    func makeLayout() -> FetchedResultsLayout {
+        guard isSectioned else {
+            return FetchedResultsLayout(sections: [
+                .init(name: "", indexTitle: sectionIndexTitle(""), key: nil, start: 0, count: keys.count)
+            ])
+        }
+        var sections: [FetchedResultsLayout.Section] = []
+        for (index, key) in keys.enumerated() {
+            if let last = sections.last, let lastKey = last.key, compareSections(lastKey, key) == 0 {
+                sections[sections.count - 1].count += 1
+            } else {
+                let name = sectionName(of: key)
+                sections.append(.init(name: name, indexTitle: sectionIndexTitle(name), key: key, start: index, count: 1))
+            }
+        }
+        return FetchedResultsLayout(sections: sections)
+    }
+
+    // MARK: Following the context
+
+    private func contextDidChange(_ notification: ContextNotification) {
+        guard entity != nil else { return }
+
+        var touched: [ManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for object in notification.insertedObjects.union(notification.updatedObjects).union(notification.deletedObjects)
+        where isRelevant(object) && seen.insert(ObjectIdentifier(object)).inserted {
+            touched.append(object)
+        }
+        guard !touched.isEmpty else { return }
+        // Objects another context changed may arrive as faults: load them with one query.
+        let faults = touched.filter { $0._isFault && $0.context === managedObjectContext }.map(\.objectID)
+        if !faults.isEmpty { try? managedObjectContext.fulfillFaults(faults) }
+        let updated = Set(notification.updatedObjects.map(ObjectIdentifier.init))
+        apply(touched: touched, updated: updated)
+    }
+
+    private func contextDidSave(_ notification: ContextNotification) {
+        // New objects now have permanent IDs, which order ties differently: re-key them, in
+        // place when they keep their position (the usual case: keys follow insertion order).
+        var rekeyed: [(index: Int, object: ManagedObject)] = []
+        for object in notification.insertedObjects {
+            guard let key = keyByObject[ObjectIdentifier(object)], let index = position(of: key) else { continue }
+            rekeyed.append((index, object))
+        }
+        guard !rekeyed.isEmpty else { return }
+        var displaced: [ManagedObject] = []
+        for (index, object) in rekeyed.sorted(by: { $0.index < $1.index }) {
+            guard let model = object as? Model else { continue }
+            let key = sortKey(for: model)
+            let fits =
+                (index == 0 || compare(keys[index - 1], key) < 0)
+                && (index == keys.count - 1 || compare(key, keys[index + 1]) < 0)
+            if fits {
+                keys[index] = key
+                keyByObject[ObjectIdentifier(object)] = key
+                unsavedOrder[ObjectIdentifier(object)] = nil
+            } else {
+                displaced.append(object)
+            }
+        }
+        if !displaced.isEmpty { apply(touched: displaced, updated: []) }
+    }
+
+    /// Whether an object could belong to the result at all.
+    private func isRelevant(_ object: ManagedObject) -> Bool {
+        guard let entity else { return false }
+        if keyByObject[ObjectIdentifier(object)] != nil { return true }
+        guard object is Model else { return false }
+        return fetchRequest.includesSubentities ? object.entity.isKind(of: entity) : object.entity.name == entity.name
+    }
+
+    /// Whether an object belongs to the result now.
+    func matches(_ object: ManagedObject) -> Bool {
+        guard object is Model, !object.isDeleted, object.context === managedObjectContext,
+            !object._isFault, object.faultingError == nil, isRelevant(object)
+        else { return false }
+        return evaluator?.evaluate(object) ?? true
+    }
+}
+
+@available(*, unavailable, message: "A controller belongs to its context's isolation domain.")
+extension FetchedResultsController: Sendable {}
+
+/// An object's place in a ``FetchedResultsController``'s order.
+struct FetchedResultsSortKey {
+    var values: [AttributeValue]
+    /// 0 for saved objects (ordered by primary key), 1 for unsaved ones (by insertion order).
+    var rank: Int
+    var order: Int64
+}
+
+/// The sections of a controller's result, as ranges of its flat list.
+struct FetchedResultsLayout {
+    struct Section {
+        var name: String
+        var indexTitle: String?
+        /// The key of an object of the section (nil without a section key).
+        var key: FetchedResultsSortKey?
+        var start: Int
+        var count: Int
+    }
+
+    var sections: [Section] = []
+
+    /// The section that holds flat index `index`.
+    func sectionIndex(forFlatIndex index: Int) -> Int {
+        var low = 0
+        var high = sections.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if sections[middle].start <= index { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    func indexPath(forFlatIndex index: Int) -> IndexPath {
+        let section = sectionIndex(forFlatIndex: index)
+        return IndexPath(indexes: [section, index - sections[section].start])
+    }
+}
+
+/// Told about the batches of changes of a ``FetchedResultsController``, in the order a table
+/// view's batch update expects (Core Data's `NSFetchedResultsControllerDelegate`).
+///
+/// Every method has an empty default implementation.
+///
+/// ```swift
+/// final class MoviesScreen: FetchedResultsControllerDelegate {
+///     func controller(_ controller: FetchedResultsController<Movie>, didChangeContentWith change: FetchedResultsChange) {
+///         print(change.insertedIndexPaths)
+///     }
+/// }
+/// ```
+public protocol FetchedResultsControllerDelegate<Model>: AnyObject {
+    /// The type of the controller's objects.
+    associatedtype Model: ManagedObject
+
+    /// A batch of changes begins; the controller still shows the old result.
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Model>)
+
+    /// A section was inserted (at its new index) or deleted (at its old index).
+    func controller(
+        _ controller: FetchedResultsController<Model>, didChange section: FetchedResultsChange.SectionChange,
+        atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType)
+
+    /// An object was inserted (`newIndexPath`), deleted (`indexPath`), moved (both) or updated
+    /// (both; `indexPath` is where it was before the batch).
+    func controller(
+        _ controller: FetchedResultsController<Model>, didChange object: Model, at indexPath: IndexPath?,
+        for type: FetchedResultsChangeType, newIndexPath: IndexPath?)
+
+    /// The batch ended; the controller shows the new result.
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Model>)
+
+    /// The whole batch, after ``controllerDidChangeContent(_:)``.
+    func controller(_ controller: FetchedResultsController<Model>, didChangeContentWith change: FetchedResultsChange)
+}
+
+extension FetchedResultsControllerDelegate {
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<Model>) {}
+
+    public func controller(
+        _ controller: FetchedResultsController<Model>, didChange section: FetchedResultsChange.SectionChange,
+        atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
+    ) {}
+
+    public func controller(
+        _ controller: FetchedResultsController<Model>, didChange object: Model, at indexPath: IndexPath?,
+        for type: FetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {}
+
+    public func controllerDidChangeContent(_ controller: FetchedResultsController<Model>) {}
+
+    public func controller(_ controller: FetchedResultsController<Model>, didChangeContentWith change: FetchedResultsChange) {}
+}
+
+/// The batches of changes of a ``FetchedResultsController``, as an `AsyncSequence`.
+public struct FetchedResultsChanges: AsyncSequence, Sendable {
+    public typealias Element = FetchedResultsChange
+    public typealias Failure = Never
+
+    let stream: AsyncStream<FetchedResultsChange>
+
+    /// Makes the iterator.
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+
+    /// The iterator of ``FetchedResultsChanges``.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<FetchedResultsChange>.Iterator
+
+        /// The next batch, or `nil` once the controller is gone or the iteration was cancelled.
+        public mutating func next() async -> FetchedResultsChange? { await base.next() }
+
+        /// The next batch, in the caller's isolation.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> FetchedResultsChange? {
+            await base.next(isolation: actor)
+        }
+    }
+}
+
+/// The live iterations of a controller's ``FetchedResultsController/changes``; their
+/// termination handlers run on any thread.
+final class FetchedResultsStreams: Sendable {
+    private let continuations = LockedBox<(next: Int, byID: [Int: AsyncStream<FetchedResultsChange>.Continuation])>((0, [:]))
+
+    func makeSequence() -> FetchedResultsChanges {
+        let (stream, continuation) = AsyncStream<FetchedResultsChange>.makeStream(bufferingPolicy: .unbounded)
+        let id = continuations.withLock { state -> Int in
+            state.next += 1
+            state.byID[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.continuations.withLock { $0.byID.removeValue(forKey: id) }
+        }
+        return FetchedResultsChanges(stream: stream)
+    }
+
+    var count: Int { continuations.withLock { $0.byID.count } }
+
+    func post(_ change: FetchedResultsChange) {
+        let targets = continuations.withLock { Array($0.byID.values) }
+        for target in targets { target.yield(change) }
+    }
+
+    func finishAll() {
+        let all = continuations.withLock { state -> [AsyncStream<FetchedResultsChange>.Continuation] in
+            defer { state.byID.removeAll() }
+            return Array(state.byID.values)
+        }
+        for continuation in all { continuation.finish() }
+    }
+}

@@ -226,6 +226,19 @@ do {
 }
 templates.removeAll()
 
+// W10 measures Strata against itself (an incremental update against a full refetch), so it
+// has a table of its own.
+var controllerTable = ""
+if onlyWorkloads?.contains("W10") ?? true, onlyContenders?.contains(.strata) ?? true {
+    do {
+        controllerTable = try runControllerWorkload(count: quick ? 5_000 : 100_000, runs: runs)
+        print(controllerTable)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+}
+
 let sqliteVersion = String(cString: sqlite3_libversion())
 let table = """
     SQLite \(sqliteVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores; release build; \
@@ -237,7 +250,7 @@ let table = """
     Strata/GRDB Codable | peak RSS (MB) |
     | --- | --- | --- | --- | --- | --- | --- | --- |
     \(rows.joined(separator: "\n"))
-    """
+    """ + (controllerTable.isEmpty ? "" : "\n\n" + controllerTable)
 print(table)
 if let output {
     try (table + "\n").write(toFile: output, atomically: true, encoding: .utf8)

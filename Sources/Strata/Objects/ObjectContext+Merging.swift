@@ -108,8 +108,17 @@ extension ObjectContext {
     /// the merged objects as updated (faults for those this context had not loaded), the
     /// other context's new objects as inserted (as faults), and the forgotten ones as deleted —
     /// which is how a ``FetchedResultsController`` follows other contexts' saves.
+    ///
+    /// A remote change (``ContextChanges/isRemoteChange``, another process's commit) names no
+    /// objects: every object here is refreshed — objects without unsaved edits become faults
+    /// that load the stored values when next read, edited ones merge by the policy — and the
+    /// `objectsDidChange` it posts says ``ContextNotification/isRemoteChange``.
     public func mergeChanges(from changes: ContextChanges) {
         let announces = observers.tracksChanges && observers.wants(.objectsDidChange)
+        if changes.isRemoteChange {
+            mergeRemoteChange(announcing: announces)
+            return
+        }
         var updatedObjects: Set<ManagedObject> = []
         var insertedObjects: Set<ManagedObject> = []
         var deletedObjects: Set<ManagedObject> = []
@@ -136,6 +145,25 @@ extension ObjectContext {
                     name: .objectsDidChange, insertedObjects: insertedObjects, updatedObjects: updatedObjects,
                     deletedObjects: deletedObjects, author: changes.author, contextName: name))
         }
+    }
+
+    /// Refreshes every registered object after another process changed the store.
+    private func mergeRemoteChange(announcing announces: Bool) {
+        var refreshed: Set<ManagedObject> = []
+        for object in Array(registered.values) where !object._isInserted && !object.objectID.isTemporaryID {
+            if changed[ObjectIdentifier(object)] != nil, object.hasChangedProperties, !object._isFault {
+                mergeSavedValues(into: object)
+            } else if !object._isFault, deleted[ObjectIdentifier(object)] == nil {
+                refresh(object, mergeChanges: false)
+            }
+            if announces { refreshed.insert(object) }
+        }
+        guard announces else { return }
+        var notification = ContextNotification(
+            name: .objectsDidChange, insertedObjects: [], updatedObjects: refreshed, deletedObjects: [], author: nil,
+            contextName: name)
+        notification.isRemoteChange = true
+        observers.post(notification)
     }
 
     /// Merges the saves collected for ``automaticallyMergesChangesFromContainer``.

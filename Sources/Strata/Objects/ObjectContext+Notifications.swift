@@ -39,6 +39,10 @@ public struct ContextNotification {
     public let author: String?
     /// The context's ``ObjectContext/name``.
     public let contextName: String?
+    /// Whether this reports a merged change of another process (see
+    /// ``StoreDescription/remoteChangePollingInterval``): which objects changed is unknown, the
+    /// context refreshed every object it holds, and `updatedObjects` lists them.
+    public internal(set) var isRemoteChange = false
 
     /// Whether the notification names no object.
     public var isEmpty: Bool { insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty }
@@ -48,7 +52,7 @@ public struct ContextNotification {
         ContextChanges(
             name: name, insertedObjectIDs: Set(insertedObjects.map(\.objectID)),
             updatedObjectIDs: Set(updatedObjects.map(\.objectID)), deletedObjectIDs: Set(deletedObjects.map(\.objectID)),
-            author: author, contextName: contextName)
+            author: author, contextName: contextName, isRemoteChange: isRemoteChange)
     }
 }
 
@@ -69,12 +73,18 @@ public struct ContextChanges: Sendable, Hashable {
     public var author: String?
     /// The name of the context.
     public var contextName: String?
+    /// Whether another process changed the store (noticed by polling, see
+    /// ``StoreDescription/remoteChangePollingInterval``); the ID sets are then empty, since
+    /// which objects changed is unknown.
+    public var isRemoteChange: Bool
 
     /// Creates a change summary.
     public init(
         name: ContextNotification.Name, insertedObjectIDs: Set<ObjectID> = [], updatedObjectIDs: Set<ObjectID> = [],
-        deletedObjectIDs: Set<ObjectID> = [], author: String? = nil, contextName: String? = nil
+        deletedObjectIDs: Set<ObjectID> = [], author: String? = nil, contextName: String? = nil,
+        isRemoteChange: Bool = false
     ) {
+        self.isRemoteChange = isRemoteChange
         self.name = name
         self.insertedObjectIDs = insertedObjectIDs
         self.updatedObjectIDs = updatedObjectIDs
@@ -83,8 +93,10 @@ public struct ContextChanges: Sendable, Hashable {
         self.contextName = contextName
     }
 
-    /// Whether no object is named.
-    public var isEmpty: Bool { insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty }
+    /// Whether no object is named (a remote change never counts as empty).
+    public var isEmpty: Bool {
+        !isRemoteChange && insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty
+    }
 }
 
 /// A registration made with ``ObjectContext/addObserver(for:_:)``; cancelling it, or releasing

@@ -33,6 +33,8 @@ public final class PersistentContainer: Sendable {
     let savedChangeStreams = ChangeStreams()
     /// Contexts that merge the others' saves by themselves.
     let mergeInboxes = MergeInboxes()
+    /// The container's own observation of its stores' remote commits.
+    private let remoteChangeObservation = LockedBox<StoreObservation?>(nil)
 
     private struct State {
         var isClosed = false
@@ -86,6 +88,22 @@ public final class PersistentContainer: Sendable {
         }
         self.stores = stores
         self.storesByEntity = storesByEntity
+        let polled = zip(descriptions, stores).compactMap { description, store in
+            description.remoteChangePollingInterval.flatMap { interval in
+                (store as? SQLiteStore).map { ($0, interval) }
+            }
+        }
+        guard !polled.isEmpty else { return }
+        // Other processes' commits reach the contexts that merge automatically and the streams
+        // of saved changes, as a change of unknown objects.
+        let observation = addCommitObserver { [weak self] commit in
+            guard commit.isRemote, let self else { return }
+            let changes = ContextChanges(name: .didSave, isRemoteChange: true)
+            self.savedChangeStreams.post(changes)
+            self.mergeInboxes.post(changes, from: nil)
+        }
+        remoteChangeObservation.withLock { $0 = observation }
+        for (store, interval) in polled { store.startPollingForRemoteChanges(every: interval) }
     }
 
     /// The per-user folder where containers keep their stores by default: `$XDG_DATA_HOME` or
@@ -167,6 +185,7 @@ public final class PersistentContainer: Sendable {
             return state.isClosed
         }
         guard !wasClosed else { return }
+        remoteChangeObservation.withLock { $0 = nil }
         savedChangeStreams.finishAll()
         for store in stores { try store.close() }
     }

@@ -302,7 +302,12 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     private func contextDidChange(_ notification: ContextNotification) {
         guard entity != nil else { return }
-
+        if notification.isRemoteChange {
+            // Another process changed the store, in ways nobody listed: fetch again, and count
+            // every object that stays as updated.
+            refetch(updated: Set(fetchedObjects.map(ObjectIdentifier.init)))
+            return
+        }
         var touched: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         for object in notification.insertedObjects.union(notification.updatedObjects).union(notification.deletedObjects)

@@ -12,7 +12,9 @@ import Foundation
 ///
 /// - A save re-runs the request only when it inserted, updated or deleted objects of the
 ///   request's entity (or subentities), or of the tracked request's entity when one is given;
-///   when the request's predicate or sort reaches related objects, every save counts.
+///   when the request's predicate or sort reaches related objects, every save counts. So does
+///   every commit of another process, noticed when the store polls for them
+///   (``StoreDescription/remoteChangePollingInterval``).
 /// - A result equal to the previous one is not yielded again.
 /// - Saves never wait for the consumer: while it is busy, later saves are coalesced, and the
 ///   next result it reads is the latest.
@@ -44,7 +46,7 @@ public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
         let (triggers, trigger) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let relevantEntities = relevantEntities
         let observation = container.addCommitObserver { commit in
-            guard let relevantEntities else {
+            guard let relevantEntities, !commit.isRemote else {
                 trigger.yield()
                 return
             }

@@ -21,6 +21,8 @@ public final class SQLiteStore: PersistentStore {
     let layout: StoreLayout
     let writer: any DatabaseWriter
     let commitObservers = CommitObservers()
+    /// The task looking for other processes' commits, while one runs.
+    private let remoteChangePolling = LockedBox<Task<Void, Never>?>(nil)
 
     /// Opens the store at `url`, creating it (and its folder) if there is no file yet.
     ///
@@ -102,7 +104,53 @@ public final class SQLiteStore: PersistentStore {
         commitObservers.add(observer)
     }
 
+    /// Looks for commits of other processes and connections every `interval`, and tells the
+    /// commit observers of each with a remote ``StoreCommit``. Polling stops when the store
+    /// closes or is released; calling this again changes the interval.
+    ///
+    /// SQLite's `PRAGMA data_version`, read on the writer connection, changes exactly when
+    /// another connection committed; this store's own saves do not move it.
+    func startPollingForRemoteChanges(every interval: Duration) {
+        guard url != nil else { return }  // nobody else can write a private in-memory store
+        // The version to compare with is read now, so that a commit made before the task first
+        // runs is not missed.
+        let initial = try? writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        let task = Task.detached { [weak self] in
+            var last = initial
+            while !Task.isCancelled {
+                guard let self else { return }
+                do {
+                    let version = try await self.writer.writeWithoutTransaction { db in
+                        try Int.fetchOne(db, sql: "PRAGMA data_version")
+                    }
+                    if let last, let version, version != last {
+                        self.commitObservers.notify(
+                            StoreCommit(
+                                storeIdentifier: self.identifier, insertedObjectIDs: [], updatedObjectIDs: [],
+                                deletedObjectIDs: [], author: nil, contextName: nil, isRemote: true))
+                    }
+                    last = version
+                } catch {
+                    return  // closed
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+        remoteChangePolling.withLock { running in
+            running?.cancel()
+            running = task
+        }
+    }
+
+    deinit {
+        remoteChangePolling.withLock { $0?.cancel() }
+    }
+
     public func close() throws {
+        remoteChangePolling.withLock { running in
+            running?.cancel()
+            running = nil
+        }
         do {
             try writer.close()
         } catch {

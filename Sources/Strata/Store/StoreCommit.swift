@@ -15,14 +15,19 @@ public struct StoreCommit: Sendable, Hashable {
     public var author: String?
     /// The saving context's name.
     public var contextName: String?
-    /// When the commit happened.
+    /// When the commit happened (for a remote commit: when it was noticed).
     public var timestamp: Date
+    /// Whether another process or connection committed, noticed by polling
+    /// (``StoreDescription/remoteChangePollingInterval``). Its objects are unknown: the ID lists
+    /// are empty, and anything in the store may have changed.
+    public var isRemote: Bool
 
     /// Creates a commit description.
     public init(
         storeIdentifier: String, insertedObjectIDs: [ObjectID], updatedObjectIDs: [ObjectID], deletedObjectIDs: [ObjectID],
-        author: String?, contextName: String?, timestamp: Date = Date()
+        author: String?, contextName: String?, timestamp: Date = Date(), isRemote: Bool = false
     ) {
+        self.isRemote = isRemote
         self.storeIdentifier = storeIdentifier
         self.insertedObjectIDs = insertedObjectIDs
         self.updatedObjectIDs = updatedObjectIDs

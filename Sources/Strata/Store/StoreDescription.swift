@@ -20,16 +20,34 @@ public struct StoreDescription: Sendable, Hashable {
     public var kind: Kind
     /// The configuration whose entities the store holds; `nil` for every entity.
     public var configuration: String?
+    /// How often to look for changes that other processes (or other containers) committed to
+    /// an SQLite file store; `nil`, the default, does not look.
+    ///
+    /// When the store notices such a change (SQLite's `PRAGMA data_version` moved), its commit
+    /// observers receive a ``StoreCommit`` whose ``StoreCommit/isRemote`` is `true`: live queries
+    /// run again, contexts that merge automatically refresh their objects, and their fetched
+    /// results controllers fetch again. Which objects changed is not known, so the reaction is
+    /// as wide as the store. Each look is one tiny query on the store's writer connection.
+    public var remoteChangePollingInterval: Duration?
 
     /// Creates a description.
-    public init(kind: Kind, configuration: String? = nil) {
+    public init(kind: Kind, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil) {
         self.kind = kind
         self.configuration = configuration
+        self.remoteChangePollingInterval = remoteChangePollingInterval
     }
 
-    /// An SQLite file store.
-    public static func sqlite(_ url: URL, configuration: String? = nil) -> StoreDescription {
-        StoreDescription(kind: .sqlite(url), configuration: configuration)
+    /// An SQLite file store, optionally looking for other processes' changes every
+    /// `remoteChangePollingInterval`.
+    ///
+    /// ```swift
+    /// let shared = StoreDescription.sqlite(url, remoteChangePollingInterval: .milliseconds(500))
+    /// ```
+    public static func sqlite(
+        _ url: URL, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil
+    ) -> StoreDescription {
+        StoreDescription(
+            kind: .sqlite(url), configuration: configuration, remoteChangePollingInterval: remoteChangePollingInterval)
     }
 
     /// An in-memory store for every entity.

@@ -6,8 +6,11 @@ final class MergeInbox: Sendable {
     private let pending = LockedBox<[ContextChanges]>([])
     /// Called (on the saving thread) when changes arrive in an empty inbox.
     private let onArrival: (@Sendable () -> Void)?
+    /// The context whose own saves this inbox does not want.
+    let owner: ObjectIdentifier?
 
-    init(onArrival: (@Sendable () -> Void)? = nil) {
+    init(owner: ObjectIdentifier? = nil, onArrival: (@Sendable () -> Void)? = nil) {
+        self.owner = owner
         self.onArrival = onArrival
     }
 
@@ -46,10 +49,10 @@ final class MergeInboxes: Sendable {
         entries.withLock { $0.removeAll { $0.inbox == nil || $0.inbox === inbox } }
     }
 
-    /// Hands `changes` to every inbox but `source`'s.
-    func post(_ changes: ContextChanges, from source: MergeInbox?) {
+    /// Hands `changes` to every inbox but those of the context that saved them.
+    func post(_ changes: ContextChanges, fromContext source: ObjectIdentifier?) {
         let inboxes = entries.withLock { $0.compactMap(\.inbox) }
-        for inbox in inboxes where inbox !== source { inbox.add(changes) }
+        for inbox in inboxes where source == nil || inbox.owner != source { inbox.add(changes) }
     }
 
     var count: Int { entries.withLock { $0.filter { $0.inbox != nil }.count } }
@@ -73,9 +76,9 @@ extension ObjectContext {
                 // so that its controllers and observers follow without waiting for a fetch.
                 let inbox =
                     isViewContext
-                    ? MergeInbox { [weak container] in
+                    ? MergeInbox(owner: ObjectIdentifier(self)) { [weak container] in
                         Task { @MainActor in container?.viewContext.processPendingChanges() }
-                    } : MergeInbox()
+                    } : MergeInbox(owner: ObjectIdentifier(self))
                 mergeInbox = inbox
                 container.mergeInboxes.add(inbox)
             } else if let inbox = mergeInbox {

@@ -347,10 +347,10 @@ extension ObjectContext {
         if observers.wants(.didSave) { observers.post(notification) }
         guard parent == nil, let container, !notification.isEmpty else { return }
         let wantedByStreams = container.savedChangeStreams.wants(.didSave)
-        let wantedByContexts = container.mergeInboxes.count > (mergeInbox == nil ? 0 : 1)
+        let wantedByContexts = container.mergeInboxes.count > 0
         guard wantedByStreams || wantedByContexts else { return }
         let changes = notification.changes
         if wantedByStreams { container.savedChangeStreams.post(changes) }
-        if wantedByContexts { container.mergeInboxes.post(changes, from: mergeInbox) }
+        if wantedByContexts { container.mergeInboxes.post(changes, fromContext: ObjectIdentifier(self)) }
     }
 }

@@ -100,7 +100,7 @@ public final class PersistentContainer: Sendable {
             guard commit.isRemote, let self else { return }
             let changes = ContextChanges(name: .didSave, isRemoteChange: true)
             self.savedChangeStreams.post(changes)
-            self.mergeInboxes.post(changes, from: nil)
+            self.mergeInboxes.post(changes, fromContext: nil)
         }
         remoteChangeObservation.withLock { $0 = observation }
         for (store, interval) in polled { store.startPollingForRemoteChanges(every: interval) }

@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
+        .library(name: "StrataCombine", targets: ["StrataCombine"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // The `strata` command-line tool.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // Combine's API where Apple's Combine does not exist (Linux), for StrataCombine.
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         .macro(
@@ -58,6 +61,18 @@ let package = Package(
             dependencies: ["Strata"],
             swiftSettings: strictSwift6
         ),
+        // Combine publishers for live queries, notifications and controllers: Apple's Combine
+        // where it exists, OpenCombine elsewhere.
+        .target(
+            name: "StrataCombine",
+            dependencies: [
+                "Strata",
+                .product(
+                    name: "OpenCombine", package: "OpenCombine",
+                    condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
+            ],
+            swiftSettings: strictSwift6
+        ),
         // The command-line tool's commands live in a library so that tests can import them.
         .target(
             name: "StrataCLI",
@@ -84,6 +99,16 @@ let package = Package(
                 "StrataMacros",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "StrataCombineTests",
+            dependencies: [
+                "StrataCombine", "Strata", "StrataTesting",
+                .product(
+                    name: "OpenCombine", package: "OpenCombine",
+                    condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
             ],
             swiftSettings: strictSwift6
         ),

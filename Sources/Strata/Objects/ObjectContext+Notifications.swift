@@ -149,52 +149,17 @@ public struct ContextChangesSequence: AsyncSequence, Sendable {
     }
 }
 
-/// Registered stream continuations, reachable from any thread (a stream's termination handler
-/// runs wherever its consumer stops).
-final class ChangeStreams: Sendable {
-    private struct Entry: Sendable {
-        var names: Set<ContextNotification.Name>
-        var continuation: AsyncStream<ContextChanges>.Continuation
-    }
+/// The streams of ``ContextChangesSequence``s: of one context, or of a container's saves.
+typealias ChangeStreams = StreamBroadcast<ContextChanges, ContextNotification.Name>
 
-    private let entries = LockedBox<(next: Int, byID: [Int: Entry])>((0, [:]))
-
+extension StreamBroadcast where Element == ContextChanges, Topic == ContextNotification.Name {
     /// A new sequence receiving the notifications named in `names`.
     func makeSequence(for names: Set<ContextNotification.Name>) -> ContextChangesSequence {
-        let (stream, continuation) = AsyncStream<ContextChanges>.makeStream(bufferingPolicy: .unbounded)
-        let id = entries.withLock { state -> Int in
-            state.next += 1
-            state.byID[state.next] = Entry(names: names, continuation: continuation)
-            return state.next
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.entries.withLock { $0.byID.removeValue(forKey: id) }
-        }
-        return ContextChangesSequence(stream: stream)
+        ContextChangesSequence(stream: makeStream(for: names))
     }
 
-    /// Whether any stream wants `name`.
-    func wants(_ name: ContextNotification.Name) -> Bool {
-        entries.withLock { state in state.byID.values.contains { $0.names.contains(name) } }
-    }
-
-    /// Hands `changes` to every stream that wants them (outside the lock).
-    func post(_ changes: ContextChanges) {
-        let targets = entries.withLock { state in state.byID.values.filter { $0.names.contains(changes.name) } }
-        for target in targets { target.continuation.yield(changes) }
-    }
-
-    /// The number of registered streams.
-    var count: Int { entries.withLock { $0.byID.count } }
-
-    /// Ends every stream (the owner is going away).
-    func finishAll() {
-        let all = entries.withLock { state -> [Entry] in
-            defer { state.byID.removeAll() }
-            return Array(state.byID.values)
-        }
-        for entry in all { entry.continuation.finish() }
-    }
+    /// Hands `changes` to every stream that wants notifications of their name.
+    func post(_ changes: ContextChanges) { post(changes, topic: changes.name) }
 }
 
 /// A context's observers and the changes not yet announced by `objectsDidChange`.

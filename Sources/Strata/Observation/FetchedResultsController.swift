@@ -486,36 +486,11 @@ public struct FetchedResultsChanges: AsyncSequence, Sendable {
     }
 }
 
-/// The live iterations of a controller's ``FetchedResultsController/changes``; their
-/// termination handlers run on any thread.
-final class FetchedResultsStreams: Sendable {
-    private let continuations = LockedBox<(next: Int, byID: [Int: AsyncStream<FetchedResultsChange>.Continuation])>((0, [:]))
+/// The live iterations of a controller's ``FetchedResultsController/changes``.
+typealias FetchedResultsStreams = StreamBroadcast<FetchedResultsChange, EveryElement>
 
-    func makeSequence() -> FetchedResultsChanges {
-        let (stream, continuation) = AsyncStream<FetchedResultsChange>.makeStream(bufferingPolicy: .unbounded)
-        let id = continuations.withLock { state -> Int in
-            state.next += 1
-            state.byID[state.next] = continuation
-            return state.next
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.continuations.withLock { $0.byID.removeValue(forKey: id) }
-        }
-        return FetchedResultsChanges(stream: stream)
-    }
+extension StreamBroadcast where Element == FetchedResultsChange, Topic == EveryElement {
+    func makeSequence() -> FetchedResultsChanges { FetchedResultsChanges(stream: makeStream(for: [.all])) }
 
-    var count: Int { continuations.withLock { $0.byID.count } }
-
-    func post(_ change: FetchedResultsChange) {
-        let targets = continuations.withLock { Array($0.byID.values) }
-        for target in targets { target.yield(change) }
-    }
-
-    func finishAll() {
-        let all = continuations.withLock { state -> [AsyncStream<FetchedResultsChange>.Continuation] in
-            defer { state.byID.removeAll() }
-            return Array(state.byID.values)
-        }
-        for continuation in all { continuation.finish() }
-    }
+    func post(_ change: FetchedResultsChange) { post(change, topic: .all) }
 }

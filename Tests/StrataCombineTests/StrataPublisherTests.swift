@@ -143,6 +143,26 @@ func waitUntil(_ condition: () -> Bool) async throws {
         cancellable.cancel()
     }
 
+    @Test func everySubscriberOfOnePublisherGetsEveryElement() async throws {
+        let publisher = container.savedChangesPublisher
+        let first = Received<Int>()
+        let second = Received<Int>()
+        let a = publisher.sink { changes in first.values.withLock { $0.append(changes.insertedObjectIDs.count) } }
+        let b = publisher.sink { changes in second.values.withLock { $0.append(changes.insertedObjectIDs.count) } }
+        try await waitUntil { container.savedChangeStreams.count == 2 }
+        try await insertFilm("Alien")
+        try await insertFilm("Brazil")
+        try await first.wait { values, _ in values == [1, 1] }
+        try await second.wait { values, _ in values == [1, 1] }
+
+        a.cancel()  // the other subscription goes on
+        try await insertFilm("Casablanca")
+        try await second.wait { values, _ in values == [1, 1, 1] }
+        #expect(first.values.withLock { $0 } == [1, 1])
+        b.cancel()
+        try await waitUntil { container.savedChangeStreams.count <= 1 }  // at most the publisher's own, unclaimed
+    }
+
     @Test func notificationsAndControllerChangesArePublished() async throws {
         let context = container.newBackgroundContext()
         let baseline = context.observerCount

@@ -8,13 +8,20 @@ final class MergeInbox: Sendable {
     private let onArrival: (@Sendable () -> Void)?
     /// The context whose own saves this inbox does not want.
     let owner: ObjectIdentifier?
+    /// Which changes the inbox wants (all when `nil`).
+    private let filter: (@Sendable (ContextChanges) -> Bool)?
 
-    init(owner: ObjectIdentifier? = nil, onArrival: (@Sendable () -> Void)? = nil) {
+    init(
+        owner: ObjectIdentifier? = nil, filter: (@Sendable (ContextChanges) -> Bool)? = nil,
+        onArrival: (@Sendable () -> Void)? = nil
+    ) {
         self.owner = owner
+        self.filter = filter
         self.onArrival = onArrival
     }
 
     func add(_ changes: ContextChanges) {
+        if let filter, !filter(changes) { return }
         let wasEmpty = pending.withLock { pending -> Bool in
             defer { pending.append(changes) }
             return pending.isEmpty
@@ -76,9 +83,11 @@ extension ObjectContext {
                 // so that its controllers and observers follow without waiting for a fetch.
                 let inbox =
                     isViewContext
-                    ? MergeInbox(owner: ObjectIdentifier(self)) { [weak container] in
-                        Task { @MainActor in container?.viewContext.processPendingChanges() }
-                    } : MergeInbox(owner: ObjectIdentifier(self))
+                    ? MergeInbox(
+                        owner: ObjectIdentifier(self),
+                        onArrival: { [weak container] in
+                            Task { @MainActor in container?.viewContext.processPendingChanges() }
+                        }) : MergeInbox(owner: ObjectIdentifier(self))
                 mergeInbox = inbox
                 container.mergeInboxes.add(inbox)
             } else if let inbox = mergeInbox {

@@ -123,17 +123,19 @@ extension ContextObservation: Sendable {}
 /// An `AsyncSequence` of ``ContextChanges``: notifications of one context or of every context of
 /// a container, in the order they were posted.
 ///
-/// The sequence buffers what its consumer has not read yet, so a slow consumer never blocks a
-/// save. Ending the iteration (cancelling its task, or breaking out of the loop) removes the
-/// registration.
+/// The sequence registers when it is made: its first iteration receives every notification
+/// since then. Each later iteration of the same value registers when it starts, and receives
+/// every notification from then on. An iteration buffers what its consumer has not read yet,
+/// so a slow consumer never blocks a save; ending it (cancelling its task, or breaking out of
+/// the loop) removes its registration, and so does releasing a sequence never iterated.
 public struct ContextChangesSequence: AsyncSequence, Sendable {
     public typealias Element = ContextChanges
     public typealias Failure = Never
 
-    let stream: AsyncStream<ContextChanges>
+    let source: StreamSource<ContextChanges, ContextNotification.Name>
 
     /// Makes the iterator.
-    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> Iterator { Iterator(base: source.makeStream().makeAsyncIterator()) }
 
     /// The iterator of a ``ContextChangesSequence``.
     public struct Iterator: AsyncIteratorProtocol {
@@ -155,7 +157,7 @@ typealias ChangeStreams = StreamBroadcast<ContextChanges, ContextNotification.Na
 extension StreamBroadcast where Element == ContextChanges, Topic == ContextNotification.Name {
     /// A new sequence receiving the notifications named in `names`.
     func makeSequence(for names: Set<ContextNotification.Name>) -> ContextChangesSequence {
-        ContextChangesSequence(stream: makeStream(for: names))
+        ContextChangesSequence(source: StreamSource(self, topics: names))
     }
 
     /// Hands `changes` to every stream that wants notifications of their name.

@@ -55,6 +55,9 @@ public final class ObjectContext {
     var mergeInbox: MergeInbox?
     /// Whether this is its container's ``PersistentContainer/viewContext`` (main actor).
     var isViewContext = false
+    /// Saves of other contexts collected for this context's live queries, and how many use it.
+    var observedSavesInbox: MergeInbox?
+    var observedSavesUsers = 0
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     public init(schema: Schema) {
@@ -152,6 +155,7 @@ public final class ObjectContext {
         registered[object.objectID] = object
         inserted[ObjectIdentifier(object)] = object
         insertionOrder.append(ObjectIdentifier(object))
+        recordInsertion(object)
     }
 
     /// Marks an object for deletion and applies its relationships' delete rules: related objects

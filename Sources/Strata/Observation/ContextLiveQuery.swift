@@ -5,6 +5,7 @@ import Foundation
 /// the context's own changes (unsaved ones included, once processed) and other contexts' saves.
 ///
 /// Made by ``ObjectContext/observe(_:)`` and ``ObjectContext/observe(_:trackingChangesOf:)``.
+/// Each iteration registers when it starts.
 /// Unlike ``LiveQuery`` (the container's, which reads saved data on a background context), it
 /// fetches with this context, so the result includes what the context has not saved:
 ///
@@ -97,8 +98,18 @@ public struct ContextLiveQuery<Result: Equatable>: AsyncSequence {
             let trigger = trigger
             // Other contexts' saves, collected on any thread and merged before the next fetch.
             if let container = context.container, context.parent == nil {
-                let inbox = MergeInbox(owner: ObjectIdentifier(context)) { _ = trigger.yield() }
+                // Wakes this query for the saves that concern it; the saves themselves are
+                // merged from one inbox per context, however many queries it has.
+                let inbox = MergeInbox(
+                    owner: ObjectIdentifier(context),
+                    filter: { changes in
+                        guard let relevantEntities, !changes.isRemoteChange else { return true }
+                        return changes.insertedObjectIDs.union(changes.updatedObjectIDs).union(changes.deletedObjectIDs)
+                            .contains { relevantEntities.contains($0.entityName) }
+                    },
+                    onArrival: { _ = trigger.yield() })
                 container.mergeInboxes.add(inbox)
+                context.retainObservedSaves()
                 self.inbox = inbox
             } else {
                 inbox = nil
@@ -119,23 +130,19 @@ public struct ContextLiveQuery<Result: Equatable>: AsyncSequence {
             }
         }
 
-        /// Merges the other contexts' saves that arrived, unless the context merges them itself.
+        /// Merges the other contexts' saves that arrived (once for all the context's live
+        /// queries), unless the context merges them itself.
         func mergeOtherSaves() {
-            guard let inbox else { return }
-            let saves = inbox.drain()
-            guard !context.automaticallyMergesChangesFromContainer else { return }
-            for changes in saves where isRelevant(changes) { context.mergeChanges(from: changes) }
-        }
-
-        private func isRelevant(_ changes: ContextChanges) -> Bool {
-            guard let relevantEntities, !changes.isRemoteChange else { return true }
-            return changes.insertedObjectIDs.union(changes.updatedObjectIDs).union(changes.deletedObjectIDs)
-                .contains { relevantEntities.contains($0.entityName) }
+            _ = inbox?.drain()  // this query's wake-ups
+            context.mergeObservedSaves()
         }
 
         deinit {
             for observation in observations { observation.cancel() }
-            if let inbox { context.container?.mergeInboxes.remove(inbox) }
+            if let inbox {
+                context.container?.mergeInboxes.remove(inbox)
+                context.releaseObservedSaves()
+            }
             trigger.finish()
         }
     }
@@ -167,5 +174,37 @@ extension ObjectContext {
         ContextLiveQuery(context: self, relevantEntities: container?.relevantEntities(for: tracking)) { context in
             try context.fetch(request).map(\.value)
         }
+    }
+}
+
+extension ObjectContext {
+    /// Starts collecting other contexts' saves for this context's live queries (one inbox
+    /// however many queries there are).
+    func retainObservedSaves() {
+        guard let container, parent == nil else { return }
+        if observedSavesUsers == 0 {
+            let inbox = MergeInbox(owner: ObjectIdentifier(self))
+            container.mergeInboxes.add(inbox)
+            observedSavesInbox = inbox
+        }
+        observedSavesUsers += 1
+    }
+
+    /// Stops collecting when the last live query ends.
+    func releaseObservedSaves() {
+        guard observedSavesUsers > 0 else { return }
+        observedSavesUsers -= 1
+        if observedSavesUsers == 0, let inbox = observedSavesInbox {
+            container?.mergeInboxes.remove(inbox)
+            observedSavesInbox = nil
+        }
+    }
+
+    /// Merges the saves collected for live queries, unless the context merges by itself.
+    func mergeObservedSaves() {
+        guard let inbox = observedSavesInbox else { return }
+        let saves = inbox.drain()
+        guard !automaticallyMergesChangesFromContainer else { return }
+        for changes in saves { mergeChanges(from: changes) }
     }
 }

@@ -75,6 +75,10 @@ extension FetchedResultsController {
         removals.sort { $0.index < $1.index }
         insertions.sort { compare($0.key, $1.key) < 0 }
         mutate(removals: removals, insertions: &insertions)
+        // Objects that left keep no place among unsaved objects: their identifiers may be reused.
+        for object in touched where keyByObject[ObjectIdentifier(object)] == nil {
+            unsavedOrder[ObjectIdentifier(object)] = nil
+        }
         let mapping = updateLayout(from: oldLayout, removals: removals, insertions: insertions)
         for index in inPlace.indices {
             let key = keyByObject[ObjectIdentifier(inPlace[index].object)]

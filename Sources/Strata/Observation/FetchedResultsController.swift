@@ -59,6 +59,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
     /// The order of unsaved objects among themselves (see `assignUnsavedOrder(to:)`).
     var unsavedOrder: [ObjectIdentifier: Int64] = [:]
     var nextUnsavedOrder: Int64 = 0
+    private var isApplying = false
+    private var missedBatch = false
     private var observations: [ContextObservation] = []
     let streams = FetchedResultsStreams()
     /// Called after each non-empty batch (the observable wrapper's hook).
@@ -141,6 +143,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
         keys = pairs.map(\.key)
         keyByObject = Dictionary(
             pairs.map { (ObjectIdentifier($0.object), $0.key) }, uniquingKeysWith: { first, _ in first })
+        unsavedOrder = unsavedOrder.filter { keyByObject[$0.key] != nil }
         layout = makeLayout()
     }
 
@@ -185,9 +188,10 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// The controller's changes, one element per batch, for as long as the iteration lasts.
     ///
-    /// Each iteration registers when it is made and buffers the batches its consumer has not
-    /// read yet; ending it (cancelling the task or leaving the loop) removes the registration.
-    /// Releasing the controller ends every iteration.
+    /// The sequence registers when it is made, so its first iteration receives every batch from
+    /// then on; a later iteration of the same value registers when it starts. An iteration
+    /// buffers the batches its consumer has not read yet; ending it (cancelling the task or
+    /// leaving the loop) removes the registration. Releasing the controller ends every iteration.
     public var changes: FetchedResultsChanges { streams.makeSequence() }
 
     /// The number of registrations the controller holds: its context observations and the live
@@ -300,7 +304,27 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     // MARK: Following the context
 
+    /// Runs one batch; a batch that arrives while another is applied (a delegate that saves or
+    /// fetches, say) is folded into a refetch once the first is done.
+    private func processBatch(_ body: () -> Void) {
+        guard !isApplying else {
+            missedBatch = true
+            return
+        }
+        isApplying = true
+        defer { isApplying = false }
+        body()
+        while missedBatch {
+            missedBatch = false
+            refetch(updated: Set(fetchedObjects.map(ObjectIdentifier.init)))
+        }
+    }
+
     private func contextDidChange(_ notification: ContextNotification) {
+        processBatch { applyContextChange(notification) }
+    }
+
+    private func applyContextChange(_ notification: ContextNotification) {
         guard entity != nil else { return }
         if notification.isRemoteChange {
             // Another process changed the store, in ways nobody listed: fetch again, and count
@@ -323,10 +347,15 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     private func contextDidSave(_ notification: ContextNotification) {
+        processBatch { rekeySavedObjects(notification) }
+    }
+
+    private func rekeySavedObjects(_ notification: ContextNotification) {
         // New objects now have permanent IDs, which order ties differently: re-key them, in
         // place when they keep their position (the usual case: keys follow insertion order).
+        // (A child context's save leaves them temporary: nothing to do then.)
         var rekeyed: [(index: Int, object: ManagedObject)] = []
-        for object in notification.insertedObjects {
+        for object in notification.insertedObjects where !object.objectID.isTemporaryID {
             guard let key = keyByObject[ObjectIdentifier(object)], let index = position(of: key) else { continue }
             rekeyed.append((index, object))
         }
@@ -467,10 +496,10 @@ public struct FetchedResultsChanges: AsyncSequence, Sendable {
     public typealias Element = FetchedResultsChange
     public typealias Failure = Never
 
-    let stream: AsyncStream<FetchedResultsChange>
+    let source: StreamSource<FetchedResultsChange, EveryElement>
 
     /// Makes the iterator.
-    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> Iterator { Iterator(base: source.makeStream().makeAsyncIterator()) }
 
     /// The iterator of ``FetchedResultsChanges``.
     public struct Iterator: AsyncIteratorProtocol {
@@ -490,7 +519,7 @@ public struct FetchedResultsChanges: AsyncSequence, Sendable {
 typealias FetchedResultsStreams = StreamBroadcast<FetchedResultsChange, EveryElement>
 
 extension StreamBroadcast where Element == FetchedResultsChange, Topic == EveryElement {
-    func makeSequence() -> FetchedResultsChanges { FetchedResultsChanges(stream: makeStream(for: [.all])) }
+    func makeSequence() -> FetchedResultsChanges { FetchedResultsChanges(source: StreamSource(self, topics: [.all])) }
 
     func post(_ change: FetchedResultsChange) { post(change, topic: .all) }
 }

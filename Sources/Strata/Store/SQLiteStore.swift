@@ -118,21 +118,10 @@ public final class SQLiteStore: PersistentStore {
         let task = Task.detached { [weak self] in
             var last = initial
             while !Task.isCancelled {
-                guard let self else { return }
-                do {
-                    let version = try await self.writer.writeWithoutTransaction { db in
-                        try Int.fetchOne(db, sql: "PRAGMA data_version")
-                    }
-                    if let last, let version, version != last {
-                        self.commitObservers.notify(
-                            StoreCommit(
-                                storeIdentifier: self.identifier, insertedObjectIDs: [], updatedObjectIDs: [],
-                                deletedObjectIDs: [], author: nil, contextName: nil, isRemote: true))
-                    }
-                    last = version
-                } catch {
-                    return  // closed
-                }
+                // The store is held only while it is asked, never while the task sleeps.
+                guard let version = await self?.dataVersion() else { return }
+                if let last, let version, version != last { self?.notifyRemoteCommit() }
+                if version != nil { last = version }
                 try? await Task.sleep(for: interval)
             }
         }
@@ -144,6 +133,19 @@ public final class SQLiteStore: PersistentStore {
 
     deinit {
         remoteChangePolling.withLock { $0?.cancel() }
+    }
+
+    /// The writer connection's `PRAGMA data_version`, or `nil` when it cannot be read now (a
+    /// busy or closing store: polling tries again at the next interval).
+    private func dataVersion() async -> Int?? {
+        .some(try? await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") })
+    }
+
+    private func notifyRemoteCommit() {
+        commitObservers.notify(
+            StoreCommit(
+                storeIdentifier: identifier, insertedObjectIDs: [], updatedObjectIDs: [], deletedObjectIDs: [],
+                author: nil, contextName: nil, isRemote: true))
     }
 
     public func close() throws {

@@ -404,6 +404,56 @@ func applyAsTableView(_ change: FetchedResultsChange, to old: [[ObjectID]]) -> [
         }
     }
 
+    @Test func childContextsSavesReachControllersOfBothContexts() throws {
+        let parent = container.newBackgroundContext()
+        let parentController = FetchedResultsController(
+            FetchRequest<Movie>(sortDescriptors: [.ascending(\.year)]), context: parent)
+        try parentController.performFetch()
+        let child = ObjectContext(parent: parent)
+        let childController = FetchedResultsController(
+            FetchRequest<Movie>(sortDescriptors: [.ascending(\.year)]), context: child)
+        let delegate = RecordingDelegate()
+        childController.delegate = delegate
+        try childController.performFetch()
+
+        // Two new movies with the same year: ties keep their insertion order, before and after
+        // the child's save (which leaves them with temporary IDs).
+        _ = Movie(title: "Alien", year: 1979, in: child)
+        _ = Movie(title: "Apocalypse Now", year: 1979, in: child)
+        child.processPendingChanges()
+        #expect(childController.fetchedObjects.prefix(2).map(\.title) == ["Alien", "Apocalypse Now"])
+        try child.save()
+        try #require(childController.fetchedObjects.first).rating = 4
+        child.processPendingChanges()
+        #expect(delegate.calls.suffix(3) == ["will", "update Alien 0.0>0.0", "did"])
+        #expect(childController.fetchedObjects.prefix(2).map(\.title) == ["Alien", "Apocalypse Now"])
+
+        // The parent heard of the child's save as its own unsaved changes.
+        parent.processPendingChanges()
+        #expect(parentController.fetchedObjects.prefix(2).map(\.title) == ["Alien", "Apocalypse Now"])
+        try verify(childController, delegate, in: child)
+    }
+
+    @Test func aDelegateThatSavesDuringABatchSeesTheResultCaughtUp() throws {
+        final class SavingDelegate: FetchedResultsControllerDelegate {
+            var saved = false
+            func controllerWillChangeContent(_ controller: FetchedResultsController<Movie>) {
+                guard !saved else { return }
+                saved = true
+                _ = Movie(title: "Zodiac", year: 2007, in: controller.managedObjectContext)
+                try? controller.managedObjectContext.save()  // a nested batch, mid-batch
+            }
+        }
+        let context = container.newBackgroundContext()
+        let controller = FetchedResultsController(FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)]), context: context)
+        let delegate = SavingDelegate()
+        controller.delegate = delegate
+        try controller.performFetch()
+        _ = Movie(title: "Alien", year: 1979, in: context)
+        try context.save()
+        #expect(controller.fetchedObjects.map(\.title) == ["Alien", "Collateral", "Heat", "Manhunter", "Ronin", "Thief", "Zodiac"])
+    }
+
     @Test func delegateAndStreamsSeeTheSameBatches() async throws {
         let context = container.newBackgroundContext()
         let controller = FetchedResultsController(FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)]), context: context)

@@ -51,6 +51,8 @@ public struct AsyncSequencePublisher<Output: Sendable, Failure: Error>: Publishe
         }
     }
 
+    /// Attaches `subscriber` with a subscription of its own; the sequence is iterated from the
+    /// subscriber's first demand.
     public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
         let subscription = SequenceSubscription(subscriber: subscriber, keepsLatestOnly: keepsLatestOnly, produce: produce)
         subscriber.receive(subscription: subscription)
@@ -58,7 +60,7 @@ public struct AsyncSequencePublisher<Output: Sendable, Failure: Error>: Publishe
 }
 
 /// Hands a subscription's elements to its subscriber as demand allows.
-public final class Emitter<Output: Sendable>: Sendable {
+final class Emitter<Output: Sendable>: Sendable {
     let state: SubscriptionState<Output>
 
     init(state: SubscriptionState<Output>) {

@@ -474,20 +474,25 @@ public protocol FetchedResultsControllerDelegate<Model>: AnyObject {
 }
 
 extension FetchedResultsControllerDelegate {
+    /// Does nothing by default.
     public func controllerWillChangeContent(_ controller: FetchedResultsController<Model>) {}
 
+    /// Does nothing by default.
     public func controller(
         _ controller: FetchedResultsController<Model>, didChange section: FetchedResultsChange.SectionChange,
         atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
     ) {}
 
+    /// Does nothing by default.
     public func controller(
         _ controller: FetchedResultsController<Model>, didChange object: Model, at indexPath: IndexPath?,
         for type: FetchedResultsChangeType, newIndexPath: IndexPath?
     ) {}
 
+    /// Does nothing by default.
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Model>) {}
 
+    /// Does nothing by default.
     public func controller(_ controller: FetchedResultsController<Model>, didChangeContentWith change: FetchedResultsChange) {}
 }
 

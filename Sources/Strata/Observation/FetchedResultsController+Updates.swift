@@ -71,7 +71,6 @@ extension FetchedResultsController {
 
         delegate?.controllerWillChangeContent(self)
         let oldLayout = layout
-        let oldCount = keys.count
         removals.sort { $0.index < $1.index }
         insertions.sort { compare($0.key, $1.key) < 0 }
         mutate(removals: removals, insertions: &insertions)
@@ -87,7 +86,7 @@ extension FetchedResultsController {
         announce(
             describe(
                 removals: removals, insertions: insertions, inPlace: inPlace, updated: updated,
-                oldLayout: oldLayout, mapping: mapping, oldCount: oldCount))
+                oldLayout: oldLayout, mapping: mapping))
     }
 
     /// Removes and inserts objects in the ordered arrays, recording each insertion's index.
@@ -193,20 +192,14 @@ extension FetchedResultsController {
         delegate?.controllerWillChangeContent(self)
         let oldLayout = layout
         let oldObjects = fetchedObjects
-        let oldIndexes = Dictionary(
-            oldObjects.enumerated().map { (ObjectIdentifier($0.element), $0.offset) }, uniquingKeysWith: { a, _ in a })
         load(objects)
-        var removals: [Removal] = []
-        var insertions: [Insertion] = []
-        for (index, object) in fetchedObjects.enumerated() {
-            insertions.append(Insertion(object: object, key: keys[index], index: index))
-        }
-        for (index, object) in oldObjects.enumerated() { removals.append(Removal(object: object, index: index)) }
+        let insertions = fetchedObjects.indices.map { Insertion(object: fetchedObjects[$0], key: keys[$0], index: $0) }
+        let removals = oldObjects.enumerated().map { Removal(object: $0.element, index: $0.offset) }
         // Every object counts as moved-or-not; the description keeps the longest run in place.
         announce(
             describe(
                 removals: removals, insertions: insertions, inPlace: [], updated: updated, oldLayout: oldLayout,
-                mapping: sectionMapping(from: oldLayout, to: layout), oldCount: oldIndexes.count))
+                mapping: sectionMapping(from: oldLayout, to: layout)))
     }
 
     /// Pairs old and new sections by their key, walking both in order.
@@ -237,7 +230,7 @@ extension FetchedResultsController {
     /// The batch as a ``FetchedResultsChange`` and the objects of its object changes.
     private func describe(
         removals: [Removal], insertions: [Insertion], inPlace: [InPlace], updated: Set<ObjectIdentifier>,
-        oldLayout: FetchedResultsLayout, mapping: SectionMapping, oldCount: Int
+        oldLayout: FetchedResultsLayout, mapping: SectionMapping
     ) -> (change: FetchedResultsChange, objects: [Model]) {
         let removedIndexes = removals.map(\.index)  // ascending
         let insertedIndexes = insertions.map(\.index).sorted()

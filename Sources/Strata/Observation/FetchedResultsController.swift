@@ -201,8 +201,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
     // MARK: Keys
 
     /// The context's insertion order, by object.
-    func insertionRanks(needed: Bool) -> [ObjectIdentifier: Int] {
-        guard needed else { return [:] }
+    func insertionRanks() -> [ObjectIdentifier: Int] {
         var ranks: [ObjectIdentifier: Int] = [:]
         for (index, key) in managedObjectContext.insertionOrder.enumerated() { ranks[key] = index }
         return ranks
@@ -227,7 +226,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
     func assignUnsavedOrder(to objects: some Sequence<ManagedObject>) {
         let newcomers = objects.filter { $0.objectID.isTemporaryID && unsavedOrder[ObjectIdentifier($0)] == nil }
         guard !newcomers.isEmpty else { return }
-        let ranks = insertionRanks(needed: true)
+        let ranks = insertionRanks()
         for object in newcomers.sorted(by: { ranks[ObjectIdentifier($0)] ?? .max < ranks[ObjectIdentifier($1)] ?? .max }) {
             nextUnsavedOrder += 1
             unsavedOrder[ObjectIdentifier(object)] = nextUnsavedOrder

@@ -109,17 +109,13 @@ func applyAsTableView(_ change: FetchedResultsChange, to old: [[ObjectID]]) -> [
 }
 
 @Suite struct FetchedResultsControllerTests {
-    let directory: TemporaryDirectory
-    let container: PersistentContainer
+    let library: MovieLibrary
+    var container: PersistentContainer { library.container }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        container = try StoreKind.sqliteFile.makeContainer([Movie.self, Review.self, Person.self], in: directory)
-        let context = container.newBackgroundContext()
-        for (title, year) in [("Heat", 1995), ("Ronin", 1998), ("Thief", 1981), ("Collateral", 2004), ("Manhunter", 1986)] {
-            _ = Movie(title: title, year: Int16(year), in: context)
-        }
-        try context.save()
+        library = try MovieLibrary(movies: [
+            ("Heat", 1995), ("Ronin", 1998), ("Thief", 1981), ("Collateral", 2004), ("Manhunter", 1986),
+        ])
     }
 
     func movie(_ title: String, in context: ObjectContext) throws -> Movie {
@@ -517,13 +513,5 @@ func applyAsTableView(_ change: FetchedResultsChange, to old: [[ObjectID]]) -> [
         #expect(results.objects.first?.title == "Alien")
         #expect(results.sections.first?.numberOfObjects == 6)
         #expect(results.lastChange?.insertedIndexPaths == [IndexPath(item: 0, section: 0)])
-    }
-}
-
-extension Movie {
-    convenience init(title: String, year: Int16, in context: ObjectContext) {
-        self.init(context: context)
-        self.title = title
-        self.year = year
     }
 }

@@ -5,19 +5,11 @@ import Testing
 @testable import Strata
 
 @Suite struct LiveQueryTests {
-    let directory: TemporaryDirectory
-    let container: PersistentContainer
+    let library: MovieLibrary
+    var container: PersistentContainer { library.container }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        container = try StoreKind.sqliteFile.makeContainer([Movie.self, Review.self, Person.self], in: directory)
-        let context = container.newBackgroundContext()
-        for (title, year) in [("Heat", 1995), ("Thief", 1981)] {
-            let movie = Movie(context: context)
-            movie.title = title
-            movie.year = Int16(year)
-        }
-        try context.save()
+        library = try MovieLibrary(movies: [("Heat", 1995), ("Thief", 1981)])
     }
 
     func save(_ body: @escaping @Sendable (ObjectContext) throws -> Void) async throws {

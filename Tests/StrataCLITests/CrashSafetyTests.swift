@@ -61,6 +61,72 @@ import Testing
         #expect(highestBatch >= Self.rounds, "every round saves at least one batch")
     }
 
+    /// Rounds of the creation test; `STRATA_CRASH_ROUNDS` raises it too.
+    static let creationRounds =
+        ProcessInfo.processInfo.environment["STRATA_CRASH_ROUNDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 24
+
+    /// Kills `save-loop` 0–150 ms after it starts on a new path — while it creates the store,
+    /// opens it for the first time or saves its first batches — then kills a second one on the
+    /// same store the same way, while it opens (and recovers) what the first left. Each time
+    /// the store must be missing or open with whole batches only.
+    @Test func killsWhileCreatingAndFirstOpeningLeaveAStoreThatOpens() async throws {
+        guard let executable = StrataExecutable.locate() else {
+            Issue.record("Cannot find the `strata` executable next to the test product; build it with `swift build --build-tests`.")
+            return
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var created = 0
+        for round in 1...Self.creationRounds {
+            let store = folder.appendingPathComponent("Store-\(round).sqlite")
+            var highestBatch = 0
+            let createdBefore = created
+            for (attempt, what) in ["creating", "reopening"].enumerated() {
+                let child = try SaveLoopChild(
+                    executable: executable, store: store,
+                    errorLog: folder.appendingPathComponent("stderr-\(round)-\(attempt).txt"))
+                defer { child.killIfRunning() }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...150)))
+                child.sendSIGKILL()
+                try await child.waitForExit()
+                guard child.wasKilled else {
+                    Issue.record(
+                        "Round \(round), \(what): save-loop ended by itself (status \(child.process.terminationStatus)) before it was killed. stderr: \(child.errorOutput())"
+                    )
+                    return
+                }
+                guard FileManager.default.fileExists(atPath: store.path) else {
+                    if highestBatch > 0 || created > createdBefore {
+                        Issue.record("Round \(round): the store vanished (\(Self.fileSizes(of: store)))")
+                    }
+                    continue  // killed before the store was moved into place
+                }
+                created += attempt == 0 ? 1 : 0
+                let reported = child.reportedBatches().max() ?? 0
+                do {
+                    let contents = try Self.batchContents(in: store)
+                    for problem in contents.problems { Issue.record("Round \(round), \(what): \(problem)") }
+                    let highest = contents.batches.max() ?? 0
+                    if contents.batches != Array(stride(from: 1, through: highest, by: 1)) {
+                        Issue.record("Round \(round), \(what): batches have gaps: \(contents.batches)")
+                    }
+                    if highest < max(reported, highestBatch) {
+                        Issue.record("Round \(round), \(what): the store holds \(highest) batches, \(max(reported, highestBatch)) were saved")
+                    }
+                    highestBatch = highest
+                    let check = try Self.integrityCheck(of: store)
+                    if check != ["ok"] { Issue.record("Round \(round), \(what): integrity_check reports \(check)") }
+                } catch {
+                    Issue.record("Round \(round), \(what): the store does not open (\(Self.fileSizes(of: store))): \(error)")
+                    return
+                }
+            }
+        }
+        // A run where every kill came before the store existed tests nothing.
+        #expect(created > 0, "no round got as far as creating the store")
+    }
+
     /// What is wrong with the store after a kill, and the highest batch it holds.
     ///
     /// The store must pass `PRAGMA integrity_check`, reopen, and hold whole batches only,

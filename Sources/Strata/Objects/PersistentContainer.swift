@@ -60,7 +60,7 @@ public final class PersistentContainer: Sendable {
     /// Each store description may name a configuration; an entity is kept in the store of the
     /// first configuration that lists it, or else in a store without configuration.
     ///
-    /// - Throws: ``StrataError`` when a store cannot be opened (see ``SQLiteStore/init(url:schema:)``).
+    /// - Throws: ``StrataError`` when a store cannot be opened (see ``SQLiteStore/init(url:schema:isReadOnly:)``).
     public init(name: String, schema: Schema, storeDescriptions: [StoreDescription]? = nil) throws {
         self.name = name
         self.schema = schema
@@ -71,7 +71,7 @@ public final class PersistentContainer: Sendable {
             let storeSchema = try schema.subschema(forConfiguration: description.configuration)
             let store: any PersistentStore =
                 switch description.kind {
-                case .sqlite(let url): try SQLiteStore(url: url, schema: storeSchema)
+                case .sqlite(let url): try SQLiteStore(url: url, schema: storeSchema, isReadOnly: description.isReadOnly)
                 case .inMemory: try SQLiteStore(inMemoryWith: storeSchema)
                 }
             stores.append(store)

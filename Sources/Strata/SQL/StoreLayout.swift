@@ -11,6 +11,15 @@ struct StoreLayout: Sendable {
     static let entityColumn = "_entity"
     static let versionColumn = "_version"
     static let metadataTable = "_strata_metadata"
+    /// The storage format new stores are written in, recorded in their metadata.
+    ///
+    /// Format 2 names indexes with dots (`Tag.unique.0`, `Tag.byName`), which no entity,
+    /// property or index name can contain, so that no two generated names can be equal. Format 1
+    /// joined them with underscores, where an index named `unique_0` took the name of a
+    /// uniqueness constraint's index; opening a format 1 store upgrades it.
+    static let format = "2"
+    /// The formats this version reads (and upgrades to ``format``).
+    static let readableFormats: Set<String> = ["1", "2"]
 
     /// How one to-many relationship is stored.
     enum ToManyStorage: Sendable, Hashable {
@@ -50,7 +59,28 @@ struct StoreLayout: Sendable {
     /// For each entity table, the join-table columns that hold its keys, so that deleting a row
     /// also deletes the join rows that mention it.
     var joinColumnsByTable: [String: [(table: String, column: String)]] = [:]
-    var indexes: [(name: String, sql: String)] = []
+    var indexes: [Index] = []
+
+    /// An index the schema implies: a declared index, a uniqueness constraint, or an index on
+    /// a foreign-key or join-table column.
+    struct Index: Sendable, Equatable {
+        /// The index's name: the entity (or table) and the index joined with dots.
+        var name: String
+        /// Its name in format 1 stores, which opening a format 1 store replaces.
+        var formerName: String
+        var table: String
+        var isUnique: Bool
+        /// The quoted column list, with `DESC` where descending.
+        var columns: String
+        /// A `WHERE` clause limiting the index to one entity's rows, or nothing.
+        var scope: String
+
+        /// The statement that creates the index, exactly as SQLite records it in
+        /// `sqlite_master`, so that an existing index can be compared with it.
+        var sql: String {
+            "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(table))(\(columns))\(scope)"
+        }
+    }
 
     init(schema: Schema) {
         var columnsByTable: [String: [(String, String)]] = [:]
@@ -148,16 +178,12 @@ struct StoreLayout: Sendable {
                                 ("_position", "INTEGER"), ("_inverse_position", "INTEGER"),
                             ],
                             isJoinTable: true))
-                    indexes.append(
-                        (
-                            "\(joinTable)_source",
-                            "CREATE INDEX IF NOT EXISTS \(quoted("\(joinTable)_source")) ON \(quoted(joinTable))(\"_source\")"
-                        ))
-                    indexes.append(
-                        (
-                            "\(joinTable)_target",
-                            "CREATE INDEX IF NOT EXISTS \(quoted("\(joinTable)_target")) ON \(quoted(joinTable))(\"_target\")"
-                        ))
+                    for column in ["_source", "_target"] {
+                        indexes.append(
+                            Index(
+                                name: "\(joinTable).\(column.dropFirst())", formerName: "\(joinTable)\(column)", table: joinTable,
+                                isUnique: false, columns: quoted(column), scope: ""))
+                    }
                 }
             }
             entities[entity.name] = layout
@@ -172,36 +198,31 @@ struct StoreLayout: Sendable {
             }
             let scope = Self.scopeClause(for: layout, schemaEntity: entity)
             for index in ownIndexes {
-                let name = "\(entity.name)_\(index.name)"
                 let columns = index.elements.map { quoted($0.propertyName) + ($0.isAscending ? "" : " DESC") }
                 indexes.append(
-                    (
-                        name,
-                        "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(layout.table))(\(columns.joined(separator: ", ")))\(scope)"
-                    ))
+                    Index(
+                        name: "\(entity.name).\(index.name)", formerName: "\(entity.name)_\(index.name)", table: layout.table,
+                        isUnique: false, columns: columns.joined(separator: ", "), scope: scope))
             }
             let ownConstraints = entity.declaration.uniquenessConstraints
             for (number, constraint) in ownConstraints.enumerated() {
-                let name = "\(entity.name)_unique_\(number)"
-                let columns = constraint.map(quoted)
                 indexes.append(
-                    (
-                        name,
-                        "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(layout.table))(\(columns.joined(separator: ", ")))\(scope)"
-                    ))
+                    Index(
+                        name: "\(entity.name).unique.\(number)", formerName: "\(entity.name)_unique_\(number)", table: layout.table,
+                        isUnique: true, columns: constraint.map(quoted).joined(separator: ", "), scope: scope))
             }
         }
         // A to-one column is looked up whenever the inverse to-many relationship is read.
+        var foreignKeyIndexNames: Set<String> = []
         for table in tables where !table.isJoinTable {
             for entity in schema.entities where entity.rootEntity.name == table.name {
                 for relationship in entity.declaration.relationships where !relationship.isToMany {
-                    let name = "\(table.name)_fk_\(relationship.name)"
-                    if !indexes.contains(where: { $0.name == name }) {
+                    let name = "\(table.name).fk.\(relationship.name)"
+                    if foreignKeyIndexNames.insert(name).inserted {
                         indexes.append(
-                            (
-                                name,
-                                "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(table.name))(\(quoted(relationship.name)))"
-                            ))
+                            Index(
+                                name: name, formerName: "\(table.name)_fk_\(relationship.name)", table: table.name,
+                                isUnique: false, columns: quoted(relationship.name), scope: ""))
                     }
                 }
             }
@@ -227,10 +248,11 @@ struct StoreLayout: Sendable {
         }
     }
 
-    /// The SQL that creates every table and index.
+    /// The SQL that creates every table and index of a new store. No `IF NOT EXISTS`: in a new
+    /// store an existing object would be a name collision, which must fail, not be skipped.
     var creationStatements: [String] {
         tables.map { table in
-            "CREATE TABLE IF NOT EXISTS \(quoted(table.name)) ("
+            "CREATE TABLE \(quoted(table.name)) ("
                 + table.columns.map { "\(quoted($0.name)) \($0.type)" }.joined(separator: ", ") + ")"
         } + indexes.map(\.sql)
     }

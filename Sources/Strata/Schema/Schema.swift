@@ -376,6 +376,13 @@ private struct SchemaResolver {
             var indexNames = Set<String>()
             for index in entity.indexes {
                 check(index.elements.map(\.propertyName), what: "index '\(index.name)'")
+                // Stores name an index after its entity and its name joined with dots; a name
+                // with a dot could take the name of another index.
+                if !isValidIdentifier(index.name) {
+                    problem(
+                        .reservedName, "\(entity.name) declares an index named '\(index.name)', which is not a valid identifier.",
+                        entity: entity.name)
+                }
                 if !indexNames.insert(index.name).inserted {
                     problem(.duplicateName, "\(entity.name) declares the index '\(index.name)' twice.", entity: entity.name)
                 }

@@ -316,6 +316,7 @@ extension SQLiteStore {
             case .SQLITE_MISUSE: .storeClosed
             default: .storeError
             }
+        if code == .corruptStore { corruptionDetected.withLock { $0 = true } }
         var message = "SQLite: \(database.message ?? "\(database.resultCode)")"
         if let sql { message += " (in: \(sql))" }
         return StrataError(code, message, fileURL: url, underlyingError: database)

@@ -5,6 +5,7 @@ extension SQLiteStore {
     public func reservePrimaryKeys(forEntityNamed entityName: String, count: Int) throws -> [Int64] {
         let (_, layout) = try resolve(entityName)
         guard count > 0 else { return [] }
+        try checkWritable()
         do {
             return try writer.write { db in
                 // AUTOINCREMENT keeps the highest key ever used in sqlite_sequence; moving it on
@@ -28,6 +29,7 @@ extension SQLiteStore {
 
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         guard !changes.isEmpty else { return StoreSaveResult() }
+        try checkWritable()
         var currentSQL: String?
         do {
             let result = try writer.write { db in

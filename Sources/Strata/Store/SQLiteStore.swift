@@ -21,61 +21,48 @@ public final class SQLiteStore: PersistentStore {
     let layout: StoreLayout
     let writer: any DatabaseWriter
     let commitObservers = CommitObservers()
+    /// Whether the store was opened for reading only: saves are refused.
+    public let isReadOnly: Bool
+    /// Set once an operation found the file damaged: the store then refuses every write until
+    /// it is closed and opened again (which checks the file anew).
+    let corruptionDetected = LockedBox(false)
+    /// Whether closing may remove the `-wal` and `-shm` files: they were not there before a
+    /// read-only open made them (a writable store's are SQLite's own to remove).
+    private let removesSideFilesOnClose: Bool
     /// The task looking for other processes' commits, while one runs.
     private let remoteChangePolling = LockedBox<Task<Void, Never>?>(nil)
 
     /// Opens the store at `url`, creating it (and its folder) if there is no file yet.
     ///
+    /// Opening checks the file before writing to it, and a file that is refused is left exactly
+    /// as it was, with no file added next to it. A new store is built under a temporary name and
+    /// moved into place complete, so a crash while creating it never leaves a half-made store.
+    /// A store left mid-transaction by a crash (a hot rollback journal) is rolled back to its
+    /// last committed state, as SQLite does. Opening a store and closing it without saving
+    /// changes no byte of it.
+    ///
     /// - Parameters:
     ///   - url: The store file.
     ///   - schema: The schema of the objects in the store.
-    /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` (not a Strata store),
-    ///   ``StrataError/Code/corruptStore`` (damaged file), ``StrataError/Code/incompatibleSchema``
-    ///   (written with another schema; the details list the differences) or
-    ///   ``StrataError/Code/storeNotWritable`` (the location cannot be written).
-    public init(url: URL, schema: Schema) throws {
-        let fileManager = FileManager.default
-        let path = url.path
+    ///   - isReadOnly: Whether to open the store for reading only (Core Data's
+    ///     `NSReadOnlyPersistentStoreOption`): such an open writes nothing to the file, and
+    ///     saves fail with ``StrataError/Code/storeNotWritable``. The store must exist.
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` (not a Strata store,
+    ///   or not a regular file), ``StrataError/Code/corruptStore`` (damaged file),
+    ///   ``StrataError/Code/incompatibleSchema`` (written with another schema; the details list
+    ///   the differences) or ``StrataError/Code/storeNotWritable`` (the location cannot be
+    ///   written, or a read-only store does not exist or needs recovery).
+    public init(url: URL, schema: Schema, isReadOnly: Bool = false) throws {
         let layout = StoreLayout(schema: schema)
-        let existing = fileManager.fileExists(atPath: path) && ((try? fileManager.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
-        var identifier = UUID().uuidString
-        if existing {
-            try Self.checkHeader(of: url)
-            identifier = try Self.inspectExisting(url: url, schema: schema) ?? identifier
-        } else {
-            do {
-                try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            } catch {
-                throw StrataError(
-                    .storeNotWritable,
-                    "Cannot create the folder for the store at \(path): \(error.localizedDescription). Choose a writable location.",
-                    fileURL: url)
-            }
-        }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.label = "Strata \(url.lastPathComponent)"
-        configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
-        let pool: DatabasePool
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-        } catch {
-            throw Self.openingError(error, url: url)
-        }
-        do {
-            try Self.prepare(pool, layout: layout, schema: schema, identifier: identifier, isNew: !existing)
-        } catch let error as StrataError {
-            if !existing { Self.removeFiles(at: url) }
-            throw error
-        } catch {
-            if !existing { Self.removeFiles(at: url) }
-            throw Self.openingError(error, url: url)
-        }
-        self.identifier = identifier
+        removesSideFilesOnClose =
+            !isReadOnly || (Self.fileSize(atPath: url.path + "-wal") == nil && Self.fileSize(atPath: url.path + "-shm") == nil)
+        let opened = try Self.openFile(at: url, schema: schema, layout: layout, isReadOnly: isReadOnly)
+        self.identifier = opened.identifier
         self.schema = schema
         self.url = url
         self.layout = layout
-        self.writer = pool
+        self.writer = opened.pool
+        self.isReadOnly = isReadOnly
     }
 
     /// Creates an empty store in memory, private to this instance.
@@ -89,7 +76,7 @@ public final class SQLiteStore: PersistentStore {
             var configuration = Configuration()
             configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
             queue = try DatabaseQueue(configuration: configuration)
-            try Self.prepare(queue, layout: layout, schema: schema, identifier: identifier, isNew: true)
+            try Self.prepareNewStore(queue, layout: layout, schema: schema, identifier: identifier)
         } catch {
             throw StrataError(.storeError, "Could not create an in-memory store.", underlyingError: error)
         }
@@ -98,6 +85,8 @@ public final class SQLiteStore: PersistentStore {
         self.url = nil
         self.layout = layout
         self.writer = queue
+        self.isReadOnly = false
+        self.removesSideFilesOnClose = false
     }
 
     public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
@@ -158,149 +147,6 @@ public final class SQLiteStore: PersistentStore {
         } catch {
             throw StrataError(.storeError, "Could not close the store: \(error.localizedDescription)", fileURL: url, underlyingError: error)
         }
-    }
-
-    // MARK: Opening
-
-    /// Rejects files that are not SQLite databases, and databases shorter than their header says.
-    static func checkHeader(of url: URL) throws {
-        let header: Data
-        let size: Int
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            header = try handle.read(upToCount: 100) ?? Data()
-            size = Int(try handle.seekToEnd())
-        } catch {
-            throw StrataError(
-                .storeNotWritable, "Cannot read the store at \(url.path): \(error.localizedDescription).", fileURL: url)
-        }
-        guard header.count >= 16, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
-            throw StrataError(
-                .notAStore, "\(url.path) is not an SQLite database, so it cannot be a Strata store. It was not modified.",
-                fileURL: url)
-        }
-        guard header.count == 100 else {
-            throw StrataError(.corruptStore, "\(url.path) is truncated: its SQLite header is incomplete. It was not modified.", fileURL: url)
-        }
-        let bytes = [UInt8](header)
-        let rawPageSize = Int(bytes[16]) << 8 | Int(bytes[17])
-        let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
-        let pageCount = Int(bytes[28]) << 24 | Int(bytes[29]) << 16 | Int(bytes[30]) << 8 | Int(bytes[31])
-        // A checkpoint interrupted by a crash can leave the main file shorter than its header
-        // says while the missing pages are still in the WAL file; SQLite recovers that on open.
-        let walPath = url.path + "-wal"
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? 0
-        if pageSize >= 512, pageCount > 0, walSize == 0, size < pageSize * pageCount {
-            throw StrataError(
-                .corruptStore,
-                "\(url.path) is truncated: its header describes \(pageSize * pageCount) bytes but the file has \(size). It was not modified.",
-                fileURL: url)
-        }
-    }
-
-    /// Reads an existing file without writing to it: checks that it is a Strata store written
-    /// with `schema`, and returns its identifier (`nil` for an empty database).
-    static func inspectExisting(url: URL, schema: Schema) throws -> String? {
-        var configuration = Configuration()
-        configuration.readonly = true
-        do {
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            defer { try? queue.close() }
-            return try queue.read { db -> String? in
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                if tables.isEmpty { return nil }
-                guard tables.contains(StoreLayout.metadataTable) else {
-                    throw StrataError(
-                        .notAStore,
-                        "\(url.path) is an SQLite database but not a Strata store (it has no \(StoreLayout.metadataTable) table). It was not modified.",
-                        fileURL: url)
-                }
-                let metadata = try Self.readMetadata(db)
-                guard let identifier = metadata["identifier"].map({ String(decoding: $0, as: UTF8.self) }),
-                    let schemaData = metadata["schema"]
-                else {
-                    throw StrataError(.corruptStore, "The metadata of the store at \(url.path) is incomplete. It was not modified.", fileURL: url)
-                }
-                // The recorded version hash settles the usual case without decoding the recorded
-                // schema, which costs more than the rest of opening; the schema is read only to
-                // explain a difference.
-                if metadata["versionHash"] == Data(schema.versionHash.utf8) { return identifier }
-                let stored: Schema
-                do {
-                    stored = try Schema(serializedRepresentation: schemaData)
-                } catch {
-                    throw StrataError(
-                        .corruptStore, "The schema recorded in the store at \(url.path) cannot be read. It was not modified.",
-                        fileURL: url, underlyingError: error)
-                }
-                guard stored.versionHash == schema.versionHash else {
-                    let difference = schema.difference(from: stored)
-                    throw StrataError(
-                        .incompatibleSchema,
-                        "The store at \(url.path) was written with another schema: \(difference.changes.map(\.description).joined(separator: "; ")). Migrate the store or open it with the schema it was written with.",
-                        fileURL: url,
-                        details: difference.changes.map { StrataError(.incompatibleSchema, $0.description, fileURL: url) })
-                }
-                return identifier
-            }
-        } catch let error as StrataError {
-            throw error
-        } catch {
-            throw openingError(error, url: url)
-        }
-    }
-
-    static func readMetadata(_ db: Database) throws -> [String: Data] {
-        var metadata: [String: Data] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM \(quoted(StoreLayout.metadataTable))") {
-            let key: String? = row[0]
-            let value: Data? = row[1]
-            if let key, let value { metadata[key] = value }
-        }
-        return metadata
-    }
-
-    /// Creates the tables of a new store, or checks an existing one.
-    static func prepare(_ writer: any DatabaseWriter, layout: StoreLayout, schema: Schema, identifier: String, isNew: Bool) throws {
-        try writer.write { db in
-            let hasMetadata = try db.tableExists(StoreLayout.metadataTable)
-            guard !hasMetadata else { return }
-            try db.execute(
-                sql: "CREATE TABLE \(quoted(StoreLayout.metadataTable)) (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)")
-            for statement in layout.creationStatements { try db.execute(sql: statement) }
-            let insert = "INSERT INTO \(quoted(StoreLayout.metadataTable)) (key, value) VALUES (?, ?)"
-            try db.execute(sql: insert, arguments: ["identifier", Data(identifier.utf8)])
-            try db.execute(sql: insert, arguments: ["schema", schema.serializedRepresentation()])
-            try db.execute(sql: insert, arguments: ["versionHash", Data(schema.versionHash.utf8)])
-            try db.execute(sql: insert, arguments: ["format", Data("1".utf8)])
-        }
-    }
-
-    static func removeFiles(at url: URL) {
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
-        }
-    }
-
-    static func openingError(_ error: any Error, url: URL) -> StrataError {
-        if let error = error as? StrataError { return error }
-        if let database = error as? DatabaseError {
-            switch database.resultCode {
-            case .SQLITE_NOTADB:
-                return StrataError(.notAStore, "\(url.path) is not an SQLite database. It was not modified.", fileURL: url, underlyingError: database)
-            case .SQLITE_CORRUPT:
-                return StrataError(.corruptStore, "\(url.path) is damaged: \(database.message ?? "corrupt database"). It was not modified.", fileURL: url, underlyingError: database)
-            case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
-                return StrataError(
-                    .storeNotWritable,
-                    "Cannot open the store at \(url.path) for writing (\(database.message ?? "permission denied")). Choose a writable location or fix the file's permissions.",
-                    fileURL: url, underlyingError: database)
-            default:
-                break
-            }
-            return StrataError(.storeError, "SQLite failed on \(url.path): \(database.message ?? "\(database.resultCode)").", fileURL: url, underlyingError: database)
-        }
-        return StrataError(.storeError, "Could not open the store at \(url.path): \(error.localizedDescription)", fileURL: url)
+        if let url, removesSideFilesOnClose { Self.removeSideFilesIfUnused(of: url) }
     }
 }

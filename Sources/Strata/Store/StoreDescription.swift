@@ -30,24 +30,39 @@ public struct StoreDescription: Sendable, Hashable {
     /// as wide as the store. Each look is one tiny query on the store's writer connection.
     public var remoteChangePollingInterval: Duration?
 
+    /// Whether the store is opened for reading only (Core Data's `isReadOnly`, the
+    /// `NSReadOnlyPersistentStoreOption`).
+    ///
+    /// A read-only open writes nothing to the store file: not a header field, not a page. Saves
+    /// fail with ``StrataError/Code/storeNotWritable`` and nothing is written; fetches, counts
+    /// and aggregates work as usual, and see what other processes commit. The store must exist.
+    /// Use it to look into another app's or process's store, or into a copy that must stay
+    /// byte-identical. In-memory stores ignore it.
+    public var isReadOnly: Bool
+
     /// Creates a description.
-    public init(kind: Kind, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil) {
+    public init(
+        kind: Kind, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false
+    ) {
         self.kind = kind
         self.configuration = configuration
         self.remoteChangePollingInterval = remoteChangePollingInterval
+        self.isReadOnly = isReadOnly
     }
 
     /// An SQLite file store, optionally looking for other processes' changes every
-    /// `remoteChangePollingInterval`.
+    /// `remoteChangePollingInterval`, optionally read-only.
     ///
     /// ```swift
     /// let shared = StoreDescription.sqlite(url, remoteChangePollingInterval: .milliseconds(500))
+    /// let widget = StoreDescription.sqlite(appStoreURL, isReadOnly: true)
     /// ```
     public static func sqlite(
-        _ url: URL, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil
+        _ url: URL, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false
     ) -> StoreDescription {
         StoreDescription(
-            kind: .sqlite(url), configuration: configuration, remoteChangePollingInterval: remoteChangePollingInterval)
+            kind: .sqlite(url), configuration: configuration, remoteChangePollingInterval: remoteChangePollingInterval,
+            isReadOnly: isReadOnly)
     }
 
     /// An in-memory store for every entity.

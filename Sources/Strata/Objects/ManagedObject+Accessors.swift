@@ -114,7 +114,8 @@ extension ManagedObject {
     @usableFromInline
     final func _setStoredValue(_ value: AttributeValue, at index: Int) {
         if _isFault { _fireFault() }
-        guard _values[index] != value else { return }
+        // Not `==`, which finds -0.0 equal to 0.0: the object would silently keep the old value.
+        guard !_values[index].isIdentical(to: value) else { return }
         _values[index] = value
         context?.objectDidChange(self)
     }

@@ -9,9 +9,12 @@ extension ManagedObject {
     /// minimum and maximum count. Transient attributes are checked too. Contexts run this for
     /// every inserted and updated object before a save.
     ///
+    /// Values no store keeps exactly are refused too: a NaN (`Double`, `Float`, `Decimal`, or a
+    /// date made from one) and a floating-point negative zero, which SQLite would store as zero.
+    ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/validationFailed`` whose
     ///   ``StrataError/details`` hold one error per failure (codes
-    ///   ``StrataError/Code/missingValue``, ``StrataError/Code/valueTooSmall``,
+    ///   ``StrataError/Code/unrepresentableValue``, ``StrataError/Code/missingValue``, ``StrataError/Code/valueTooSmall``,
     ///   ``StrataError/Code/valueTooLarge``, ``StrataError/Code/patternMismatch``,
     ///   ``StrataError/Code/relationshipCountOutOfRange``).
     public final func validateForSave() throws {
@@ -33,6 +36,23 @@ extension ManagedObject {
         }
         for index in entity.requiredAttributeNumbers where _values[index].isNull {
             fail(.missingValue, entity.attributes[index].name, "is required but has no value.")
+        }
+        for (index, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            switch attribute.type {
+            case .double, .float, .decimal, .date:
+                let value = _values[index]
+                if value.isNaN {
+                    fail(
+                        .unrepresentableValue, attribute.name,
+                        "is NaN, which cannot be saved: it is unequal to every value, itself included, and SQLite stores it as NULL. Use nil (an optional attribute) for a missing value.")
+                } else if value.isNegativeZero {
+                    fail(
+                        .unrepresentableValue, attribute.name,
+                        "is negative zero, which SQLite stores as zero, losing its sign. Save 0 instead.")
+                }
+            default:
+                continue
+            }
         }
         for index in entity.ruledAttributeNumbers {
             let value = _values[index]

@@ -59,6 +59,7 @@ struct PredicateResolver {
     private mutating func term(_ expression: QueryExpression, scope: Int) throws -> Term {
         switch expression {
         case .value(let value):
+            try checkComparable(value)
             return .constant(value)
         case .objectID(let id):
             return .objects([id])
@@ -91,7 +92,9 @@ struct PredicateResolver {
             var objects: [ObjectID] = []
             for element in elements {
                 switch element {
-                case .value(let value): values.append(value)
+                case .value(let value):
+                    try checkComparable(value)
+                    values.append(value)
                 case .objectID(let id): objects.append(id)
                 case .list: throw problem("A list cannot contain another list.")
                 default: throw problem("A list can only hold constants, not \(element).")
@@ -104,6 +107,15 @@ struct PredicateResolver {
         case .subquery:
             throw problem("A SUBQUERY is a collection; compare its @count (SUBQUERY(...).@count > 0).")
         }
+    }
+
+    /// Refuses NaN: it is unequal to everything, itself included, so SQL (which binds it as
+    /// NULL) and the in-memory evaluator would disagree on `!=`; and no store holds one.
+    private func checkComparable(_ value: AttributeValue) throws {
+        guard value.isNaN else { return }
+        throw problem(
+            "NaN cannot be compared with: it is unequal to every value, itself included, and stores refuse to save it. Test for a missing value with nil instead."
+        )
     }
 
     private func variableScope(_ name: String) throws -> Int {

@@ -253,3 +253,37 @@ enum JSONElements {
         }
     }
 }
+
+extension AttributeValue {
+    /// Whether the value is a NaN: a `Double`, `Float` or `Decimal` NaN, or a date whose
+    /// interval is NaN. NaN is unequal to every value, itself included, and SQLite stores it as
+    /// NULL, so stores refuse it and predicates cannot compare with it.
+    var isNaN: Bool {
+        switch self {
+        case .double(let number): number.isNaN
+        case .float(let number): number.isNaN
+        case .decimal(let number): number.isNaN
+        case .date(let date): date.timeIntervalSinceReferenceDate.isNaN
+        default: false
+        }
+    }
+
+    /// Whether two values are the same value: as `==`, except that a negative zero differs from
+    /// zero and a NaN is identical to a NaN with the same bits.
+    func isIdentical(to other: AttributeValue) -> Bool {
+        switch (self, other) {
+        case (.double(let x), .double(let y)): x.bitPattern == y.bitPattern
+        case (.float(let x), .float(let y)): x.bitPattern == y.bitPattern
+        default: self == other
+        }
+    }
+
+    /// Whether the value is a floating-point negative zero, which SQLite stores as zero.
+    var isNegativeZero: Bool {
+        switch self {
+        case .double(let number): number == 0 && number.sign == .minus
+        case .float(let number): number == 0 && number.sign == .minus
+        default: false
+        }
+    }
+}

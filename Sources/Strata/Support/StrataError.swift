@@ -144,6 +144,9 @@ extension StrataError.Code {
     public static let valueOutOfRange = Self(rawValue: "valueOutOfRange")
     /// One or more validation rules failed; ``StrataError/details`` lists every failure.
     public static let validationFailed = Self(rawValue: "validationFailed")
+    /// A value no store can keep exactly: a floating-point or decimal NaN, or a negative zero
+    /// (SQLite stores it as zero). Refused at validation rather than changed on the way.
+    public static let unrepresentableValue = Self(rawValue: "unrepresentableValue")
     /// A non-optional attribute or to-one relationship has no value.
     public static let missingValue = Self(rawValue: "missingValue")
     /// A value is below the attribute's minimum (value or length) or above its maximum.

@@ -61,11 +61,27 @@ import Testing
         }
     }
 
-    @Test func nanMatchesNothing() throws {
-        let result = try bothWays(.comparison(.keyPath("rating"), .greaterThan, .value(.double(.nan))))
-        #expect(result.store == [] && result.memory == [])
-        let negated = try bothWays(.not(.comparison(.keyPath("rating"), .lessThan, .value(.double(.nan)))))
-        #expect(negated.store == negated.memory)
+    /// NaN is unequal to everything, so SQL and memory used to disagree about it; both now refuse
+    /// it with the same typed error, in a comparison and inside an `IN` list.
+    @Test func nanIsRefusedByBothEvaluators() throws {
+        let predicates: [QueryPredicate] = [
+            .comparison(.keyPath("rating"), .greaterThan, .value(.double(.nan))),
+            .not(.comparison(.keyPath("rating"), .lessThan, .value(.double(.nan)))),
+            .comparison(.keyPath("rating"), .in, .list([.value(.double(1)), .value(.double(.nan))])),
+        ]
+        for predicate in predicates {
+            let context = container.newBackgroundContext()
+            #expect(throws: StrataError.self) {
+                try context.fetch(FetchRequest<Movie>(predicate: FetchPredicate(predicate)))
+            }
+            do {
+                _ = try PredicateResolver.resolve(predicate, for: Movie.entity, in: container.schema)
+                Issue.record("NaN was accepted by the in-memory resolver: \(predicate)")
+            } catch let error as StrataError {
+                #expect(error.code == .invalidPredicate)
+                #expect(error.message.contains("NaN"))
+            }
+        }
     }
 
     @Test func foldingAppliesToBothSidesAndToAggregates() throws {

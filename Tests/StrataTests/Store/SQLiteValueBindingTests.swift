@@ -30,7 +30,7 @@ import Testing
 
     static let edgeValues: [Values] = [
         Values(
-            string: "", optionalString: "", data: Data(), int64: 0, double: -0.0, decimal: 0,
+            string: "", optionalString: "", data: Data(), int64: 0, double: 0, decimal: 0,  // -0.0 is refused: UnrepresentableValueTests
             date: Date(timeIntervalSinceReferenceDate: 0), url: URL(fileURLWithPath: "/")),
         Values(
             string: "a\u{0}b", optionalString: nil, data: Data([0, 0, 0]), int64: .max, double: .greatestFiniteMagnitude,

@@ -1,6 +1,22 @@
 import Foundation
 
 extension ObjectContext {
+    /// How often a save resolves conflicts and writes again when other writers keep committing
+    /// between its look at the store and its write.
+    static let maximumSaveAttempts = 100
+
+    /// The one store that holds every object of `objects`, or `nil` when they span stores.
+    private func onlyStore(of objects: [ManagedObject]) throws -> (any PersistentStore)? {
+        var found: (any PersistentStore)?
+        var seen: Set<ObjectIdentifier> = []
+        for object in objects where seen.insert(ObjectIdentifier(object.entity)).inserted {
+            let store = try self.store(forEntity: object.entity)
+            if let found, found !== store { return nil }
+            found = store
+        }
+        return found
+    }
+
     /// Saves every insertion, change and deletion to the stores, all or nothing.
     ///
     /// Before anything is written, every inserted and changed object is validated (see
@@ -8,10 +24,16 @@ extension ObjectContext {
     /// reported together. Then each store applies its part in one transaction. Afterwards new
     /// objects have permanent IDs, and the context has no changes.
     ///
+    /// Conflicts follow ``mergePolicy``. A policy other than ``MergePolicy/error`` resolves
+    /// every conflict, including one with a save another context commits while this one is
+    /// being written: the save then resolves again and writes again, so it does not fail for a
+    /// conflict its policy can resolve.
+    ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/validationFailed`` (every failure
     ///   in ``StrataError/details``), ``StrataError/Code/optimisticLockingFailure`` when another
-    ///   context saved a change to one of the objects since this one loaded it,
-    ///   ``StrataError/Code/constraintConflict`` for a uniqueness violation,
+    ///   context saved a change to one of the objects since this one loaded it (with the
+    ///   ``MergePolicy/error`` policy), ``StrataError/Code/constraintConflict`` for a uniqueness
+    ///   violation (with the ``MergePolicy/error`` policy),
     ///   ``StrataError/Code/noStore`` or ``StrataError/Code/storeClosed``. After an error the
     ///   stores and the context's objects are unchanged.
     public func save() throws {
@@ -64,94 +86,119 @@ extension ObjectContext {
 
         // Conflicts with the store, resolved by the merge policy. With .error the stores detect
         // them (no lookups on the way), and a constraint conflict is then explained in detail.
-        if mergePolicy != .error {
-            try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
-        }
-        try resolveVersionConflicts(updated: updatedObjects, deleted: deletedObjects)
-        insertedObjects = insertionOrder.compactMap { inserted[$0] }
-        updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
-        deletedObjects = deleted.values.sorted(by: Self.stableOrder)
-
-        // One change set per store, mutated in place: a copy per object would make a large save
-        // quadratic.
-        var changeSets: [(store: any PersistentStore, changes: StoreChangeSet)] = []
-        var changeSetIndex: [ObjectIdentifier: Int] = [:]
-        var lastEntity: Entity?
-        var lastIndex = 0
-        func add(_ object: ManagedObject, _ body: (inout StoreChangeSet) -> Void) throws {
-            if object.entity !== lastEntity {
-                let store = try self.store(forEntity: object.entity)
-                let key = ObjectIdentifier(store)
-                if let index = changeSetIndex[key] {
-                    lastIndex = index
-                } else {
-                    var changes = StoreChangeSet()
-                    changes.author = transactionAuthor
-                    changes.contextName = name
-                    lastIndex = changeSets.count
-                    changeSetIndex[key] = lastIndex
-                    changeSets.append((store, changes))
-                }
-                lastEntity = object.entity
-            }
-            body(&changeSets[lastIndex].changes)
-        }
-        for object in insertedObjects {
-            let insert = StoreChangeSet.Insert(
-                objectID: object.objectID, attributes: object._values,
-                toOne: object._relationships.map { value in
-                    if case .toOne(let target) = value { return target?.objectID }
-                    return nil
-                })
-            let toMany = toManyUpdates(of: object, comparedWith: nil)
-            try add(object) { changes in
-                changes.inserts.append(insert)
-                changes.toManyUpdates += toMany
-            }
-        }
-        for object in updatedObjects {
-            guard let committed = object._committedValues else { continue }
-            var attributes: [Int: AttributeValue] = [:]
-            for (index, attribute) in object.entity.attributes.enumerated()
-            where !attribute.isTransient && object._values[index] != committed[index] {
-                attributes[index] = object._values[index]
-            }
-            var toOne: [Int: ObjectID?] = [:]
-            for (index, value) in object._relationships.enumerated() {
-                guard case .toOne(let target) = value else { continue }
-                if case .toOne(let old)? = object._committedRelationships?[index], old === target { continue }
-                toOne[index] = .some(target?.objectID)  // `= nil` would remove the key and lose the change
-            }
-            let toMany = toManyUpdates(of: object, comparedWith: object._committedRelationships)
-            guard !attributes.isEmpty || !toOne.isEmpty || !toMany.isEmpty else { continue }
-            let update = StoreChangeSet.Update(
-                objectID: object.objectID, expectedVersion: object._version, attributes: attributes, toOne: toOne)
-            try add(object) { changes in
-                changes.updates.append(update)
-                changes.toManyUpdates += toMany
-            }
-        }
-        for object in deletedObjects {
-            let version = object._version
-            try add(object) { $0.deletes.append((object.objectID, version)) }
-        }
-
-        // Each store applies its part atomically. (Saves that span several stores are atomic per
-        // store only, as in Core Data.)
-        var results = StoreSaveResult()
-        for (store, changes) in changeSets {
-            let result: StoreSaveResult
-            do {
-                result = try store.save(changes)
-            } catch let error as StrataError where error.code == .constraintConflict && mergePolicy == .error {
+        // Other policies look the conflicts up and resolve them before writing. When one store
+        // takes the whole save, it runs the look-up inside its write transaction, so that no
+        // other writer can commit in between. A save that spans stores (atomic per store only,
+        // as in Core Data) looks up first, and when another writer commits in between and the
+        // first store refuses the save, it looks again and retries.
+        func prepareChangeSets() throws -> [(store: any PersistentStore, changes: StoreChangeSet)] {
+            if mergePolicy != .error {
                 try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
-                throw error
             }
-            if results.permanentIDs.isEmpty && results.versions.isEmpty {
-                results = result  // the usual single store: no copy
-            } else {
-                results.permanentIDs.merge(result.permanentIDs) { _, new in new }
-                results.versions.merge(result.versions) { _, new in new }
+            try resolveVersionConflicts(updated: updatedObjects, deleted: deletedObjects)
+            insertedObjects = insertionOrder.compactMap { inserted[$0] }
+            updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
+            deletedObjects = deleted.values.sorted(by: Self.stableOrder)
+
+            // One change set per store, mutated in place: a copy per object would make a large save
+            // quadratic.
+            var changeSets: [(store: any PersistentStore, changes: StoreChangeSet)] = []
+            var changeSetIndex: [ObjectIdentifier: Int] = [:]
+            var lastEntity: Entity?
+            var lastIndex = 0
+            func add(_ object: ManagedObject, _ body: (inout StoreChangeSet) -> Void) throws {
+                if object.entity !== lastEntity {
+                    let store = try self.store(forEntity: object.entity)
+                    let key = ObjectIdentifier(store)
+                    if let index = changeSetIndex[key] {
+                        lastIndex = index
+                    } else {
+                        var changes = StoreChangeSet()
+                        changes.author = transactionAuthor
+                        changes.contextName = name
+                        lastIndex = changeSets.count
+                        changeSetIndex[key] = lastIndex
+                        changeSets.append((store, changes))
+                    }
+                    lastEntity = object.entity
+                }
+                body(&changeSets[lastIndex].changes)
+            }
+            for object in insertedObjects {
+                let insert = StoreChangeSet.Insert(
+                    objectID: object.objectID, attributes: object._values,
+                    toOne: object._relationships.map { value in
+                        if case .toOne(let target) = value { return target?.objectID }
+                        return nil
+                    })
+                let toMany = toManyUpdates(of: object, comparedWith: nil)
+                try add(object) { changes in
+                    changes.inserts.append(insert)
+                    changes.toManyUpdates += toMany
+                }
+            }
+            for object in updatedObjects {
+                guard let committed = object._committedValues else { continue }
+                var attributes: [Int: AttributeValue] = [:]
+                for (index, attribute) in object.entity.attributes.enumerated()
+                where !attribute.isTransient && object._values[index] != committed[index] {
+                    attributes[index] = object._values[index]
+                }
+                var toOne: [Int: ObjectID?] = [:]
+                for (index, value) in object._relationships.enumerated() {
+                    guard case .toOne(let target) = value else { continue }
+                    if case .toOne(let old)? = object._committedRelationships?[index], old === target { continue }
+                    toOne[index] = .some(target?.objectID)  // `= nil` would remove the key and lose the change
+                }
+                let toMany = toManyUpdates(of: object, comparedWith: object._committedRelationships)
+                guard !attributes.isEmpty || !toOne.isEmpty || !toMany.isEmpty else { continue }
+                let update = StoreChangeSet.Update(
+                    objectID: object.objectID, expectedVersion: object._version, attributes: attributes, toOne: toOne)
+                try add(object) { changes in
+                    changes.updates.append(update)
+                    changes.toManyUpdates += toMany
+                }
+            }
+            for object in deletedObjects {
+                let version = object._version
+                try add(object) { $0.deletes.append((object.objectID, version)) }
+            }
+
+            return changeSets
+        }
+
+        var results = StoreSaveResult()
+        if mergePolicy != .error, let store = try onlyStore(of: insertedObjects + updatedObjects + deletedObjects) {
+            results = try store.save(preparedBy: {
+                let changeSets = try prepareChangeSets()
+                return changeSets.first?.changes ?? StoreChangeSet()
+            })
+        } else {
+            var attempt = 0
+            saving: while true {
+                attempt += 1
+                let changeSets = try prepareChangeSets()
+                for (number, (store, changes)) in changeSets.enumerated() {
+                    let result: StoreSaveResult
+                    do {
+                        result = try store.save(changes)
+                    } catch let error as StrataError where error.code == .constraintConflict && mergePolicy == .error {
+                        try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
+                        throw error
+                    } catch let error as StrataError
+                        where mergePolicy != .error && number == 0 && attempt < Self.maximumSaveAttempts
+                        && (error.code == .optimisticLockingFailure || error.code == .constraintConflict)
+                    {
+                        continue saving
+                    }
+                    if results.permanentIDs.isEmpty && results.versions.isEmpty {
+                        results = result  // the usual single store: no copy
+                    } else {
+                        results.permanentIDs.merge(result.permanentIDs) { _, new in new }
+                        results.versions.merge(result.versions) { _, new in new }
+                    }
+                }
+                break saving
             }
         }
 

@@ -56,6 +56,18 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///   store is unchanged after any error.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
 
+    /// Applies the change set that `prepare` returns atomically, letting no other writer commit
+    /// between the reads `prepare` makes from this store and the write.
+    ///
+    /// Contexts with a merge policy resolve conflicts in `prepare`, against the store's current
+    /// state, so that another context's commit cannot make the resolved change set stale.
+    /// `prepare` may read from this store but must not write to it; an error it throws is
+    /// rethrown, with nothing written.
+    ///
+    /// - Returns: As ``save(_:)``.
+    /// - Throws: As ``save(_:)``.
+    func save(preparedBy prepare: () throws -> StoreChangeSet) throws -> StoreSaveResult
+
     /// Reserves primary keys for new objects of an entity, so that they get permanent IDs
     /// before they are saved; a later insert with such an ID uses the reserved key.
     ///
@@ -73,6 +85,13 @@ public protocol PersistentStore: AnyObject, Sendable {
 }
 
 extension PersistentStore {
+    /// Calls `prepare`, then ``save(_:)``. Stores that can hold other writers off while
+    /// `prepare` reads override it; with this one, another writer can commit in between, and the
+    /// save then fails as ``save(_:)`` does.
+    public func save(preparedBy prepare: () throws -> StoreChangeSet) throws -> StoreSaveResult {
+        try save(prepare())
+    }
+
     /// Derives the keys from ``fetchObjectIDs(_:)``; stores that can read keys alone override it.
     public func fetchPrimaryKeys(_ request: StoreFetchRequest, includingEntityNames: Bool) throws -> (
         keys: [Int64], entityNames: [String]?

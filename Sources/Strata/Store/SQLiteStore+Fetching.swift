@@ -296,7 +296,9 @@ extension SQLiteStore {
 
     func read<T>(sql: String, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try writer.read(body)
+            // Inside a save's preparation this thread holds the write transaction: the writer
+            // connection reads the state the save will write over.
+            return try isPreparingSave ? writer.unsafeReentrantRead(body) : writer.read(body)
         } catch let error as StrataError {
             throw error
         } catch {

@@ -6,6 +6,7 @@ extension SQLiteStore {
         let (_, layout) = try resolve(entityName)
         guard count > 0 else { return [] }
         try checkWritable()
+        try checkNotPreparing()
         do {
             return try writer.write { db in
                 // AUTOINCREMENT keeps the highest key ever used in sqlite_sequence; moving it on
@@ -29,15 +30,25 @@ extension SQLiteStore {
 
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         guard !changes.isEmpty else { return StoreSaveResult() }
+        return try save(preparedBy: { changes })
+    }
+
+    /// Runs `prepare` inside the write transaction, whose reads of this store see its current
+    /// state through the writer connection, then applies the change set in the same
+    /// transaction.
+    public func save(preparedBy prepare: () throws -> StoreChangeSet) throws -> StoreSaveResult {
         try checkWritable()
+        try checkNotPreparing()
         var currentSQL: String?
         do {
-            let result = try writer.write { db in
+            let (changes, result) = try writer.write { db in
+                let changes = try Self.$preparingSave.withValue(ObjectIdentifier(self)) { try prepare() }
                 var writer = ChangeWriter(store: self, db: db)
                 defer { currentSQL = writer.lastSQL }
                 try writer.apply(changes)
-                return writer.result
+                return (changes, writer.result)
             }
+            guard !changes.isEmpty else { return result }
             let inserted = changes.inserts.compactMap { result.permanentIDs[$0.objectID] }
             commitObservers.notify(
                 StoreCommit(
@@ -54,6 +65,21 @@ extension SQLiteStore {
         } catch {
             throw storeError(error, sql: currentSQL)
         }
+    }
+
+    /// The store whose ``save(preparedBy:)`` is preparing a change set on this thread: its
+    /// reads go through the write transaction.
+    @TaskLocal static var preparingSave: ObjectIdentifier?
+
+    /// Whether this store is preparing a save on this thread.
+    var isPreparingSave: Bool { Self.preparingSave == ObjectIdentifier(self) }
+
+    /// Refuses a write from inside ``save(preparedBy:)``'s `prepare`, which would wait for the
+    /// transaction it runs in.
+    func checkNotPreparing() throws {
+        guard isPreparingSave else { return }
+        throw StrataError(
+            .storeError, "A store cannot be written while it prepares a save; the preparation may only read.", fileURL: url)
     }
 }
 

@@ -76,6 +76,55 @@ import Testing
         #expect(indexes.keys.contains("A.b_c") && indexes.keys.contains("A_b.c"))
     }
 
+    /// Random schemas built from name fragments that joined the old way collide (`A`, `A_b`,
+    /// `unique`, `0`, `fk`, `source`...): every index the layout implies has a name of its own,
+    /// and a new store has each of them with its exact definition.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
+    func generatedIndexNamesNeverCollide(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let fragments = ["A", "b", "c", "unique", "fk", "source", "target", "by", "x"]
+        func name() -> String {
+            let count = Int.random(in: 1...3, using: &random)
+            let parts = (0..<count).map { _ in fragments.randomElement(using: &random) ?? "A" }
+            return parts.joined(separator: "_")
+        }
+        var entityNames: [String] = []
+        while entityNames.count < 4 {
+            let candidate = "E" + name()
+            if !entityNames.contains(where: { $0.lowercased() == candidate.lowercased() }) { entityNames.append(candidate) }
+        }
+        var entities: [EntityDescription] = []
+        for (number, entityName) in entityNames.enumerated() {
+            let attributes = ["p", "q", "r"].map { AttributeDescription(name: $0, type: .string, isOptional: true) }
+            var indexNames: Set<String> = []
+            var indexes: [IndexDescription] = []
+            for _ in 0..<3 {
+                let indexName = name() + (random.chance(0.5) ? "_\(Int.random(in: 0...2, using: &random))" : "")
+                if indexNames.insert(indexName.lowercased()).inserted {
+                    indexes.append(IndexDescription(name: indexName, [["p", "q", "r"].randomElement(using: &random) ?? "p"]))
+                }
+            }
+            let next = entityNames[(number + 1) % entityNames.count]
+            entities.append(
+                EntityDescription(
+                    name: entityName, attributes: attributes,
+                    relationships: [
+                        RelationshipDescription(name: "one", destination: next, inverse: nil),
+                        RelationshipDescription(name: "many", destination: next, inverse: nil, isToMany: true),
+                    ],
+                    uniquenessConstraints: [["p"], ["q", "r"]], indexes: indexes))
+        }
+        let schema = try Schema(entities)
+        let layout = StoreLayout(schema: schema)
+        let names = layout.indexes.map(\.name)
+        #expect(Set(names.map { $0.lowercased() }).count == names.count, "\(names.sorted())")
+
+        let directory = try TemporaryDirectory()
+        let url = directory.file("Generated.sqlite")
+        try PersistentContainer(name: "Generated", schema: schema, storeDescriptions: [.sqlite(url)]).close()
+        #expect(try Self.indexes(in: url) == Dictionary(uniqueKeysWithValues: layout.indexes.map { ($0.name, $0.sql) }))
+    }
+
     @Test func indexNamesMustBeIdentifiers() throws {
         do {
             _ = try Schema([

@@ -4,10 +4,11 @@ import Foundation
 ///
 /// Creating a schema checks the whole model at once and reports every problem in one
 /// ``StrataError`` with code ``StrataError/Code/invalidSchema``: duplicate or reserved names,
-/// unknown or cyclic parents, unknown relationship destinations, missing or mismatched
-/// inverses, constraints and indexes on unknown properties, default values of the wrong type
-/// and inconsistent validation rules. Each problem is one entry in
-/// ``StrataError/details``, naming the entity and property.
+/// names that differ only in letter case where SQL would take them for one (entities, the
+/// columns of one table, join tables, indexes), unknown or cyclic parents, unknown
+/// relationship destinations, missing or mismatched inverses, constraints and indexes on
+/// unknown properties, default values of the wrong type and inconsistent validation rules.
+/// Each problem is one entry in ``StrataError/details``, naming the entity and property.
 ///
 /// A schema resolves what declarations leave implicit: inherited properties, and inverses
 /// named on one side only (or on neither side, when two relationships are the only ones between

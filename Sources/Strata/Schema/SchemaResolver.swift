@@ -320,6 +320,9 @@ struct SchemaResolver {
                 ownRelationships: relationships, versionHash: hash, objectType: objectTypes[entity.name])
         }
         let entities = unique.compactMap { built[$0.name] }
+
+        // 8. Names that SQL would take for one (SQLite ignores the case of ASCII letters).
+        reportIdentifierCollisions(in: entities)
         return Resolution(entities: entities, problems: problems, warnings: warnings)
     }
 

@@ -114,7 +114,7 @@ extension SchemaResolver {
         }
 
         // Index names of each entity: the ones it adds to what it inherits.
-        for entity in entities {
+        for entity in entities where entity.indexes.count > entity.superentity?.indexes.count ?? 0 {
             let inherited = Set(entity.superentity?.indexes.map(\.name) ?? [])
             let declared = Set(entity.declaration.indexes.map(\.name))
             var indexes = CaseCollisions()

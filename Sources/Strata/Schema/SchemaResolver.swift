@@ -9,12 +9,21 @@ let reservedPropertyNames: Set<String> = [
 ]
 
 private func isValidIdentifier(_ name: String) -> Bool {
+    // Most names are ASCII; checking their bytes keeps CharacterSet (slow to build and query)
+    // out of the path every name of every schema takes.
+    if name.utf8.allSatisfy({ $0 < 0x80 }) {
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        guard let first = name.utf8.first, isLetter(first) else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_") }
+    }
     guard let first = name.unicodeScalars.first else { return false }
     // Names start with a letter: stores name their own tables and columns with a leading underscore.
-    guard CharacterSet.letters.contains(first) else { return false }
-    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_"))
-    return name.unicodeScalars.allSatisfy { allowed.contains($0) }
+    guard identifierStartCharacters.contains(first) else { return false }
+    return name.unicodeScalars.allSatisfy { identifierCharacters.contains($0) }
 }
+
+private let identifierStartCharacters = CharacterSet.letters
+private let identifierCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_"))
 
 /// Turns declarations into resolved entities, collecting every problem on the way.
 struct SchemaResolver {

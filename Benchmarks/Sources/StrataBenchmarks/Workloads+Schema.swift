@@ -47,7 +47,8 @@ enum LargeSchema {
             var relationships: [RelationshipDescription] = []
             if tree > 0 {
                 relationships.append(
-                    RelationshipDescription(name: "previous", destination: name((tree - 1) * treeSize), inverse: "next"))
+                    RelationshipDescription(name: "previous", destination: name((tree - 1) * treeSize), inverse: "next")
+                )
             }
             if tree < roots - 1 {
                 relationships.append(

@@ -56,7 +56,8 @@ extension SchemaResolver {
             for entity in entitiesByTable[table] ?? [] {
                 for attribute in entity.declaration.attributes where !attribute.isTransient {
                     columns.add(
-                        attribute.name, as: "\(entity.name).\(attribute.name)", owner: entity.name, property: attribute.name)
+                        attribute.name, as: "\(entity.name).\(attribute.name)", owner: entity.name,
+                        property: attribute.name)
                 }
                 let inherited = entity.superentity?.relationships.count ?? 0
                 for relationship in entity.relationships.dropFirst(inherited)
@@ -99,7 +100,8 @@ extension SchemaResolver {
                 let owner = there.map { min(here, $0) } ?? here
                 let ownerEntity = String(owner.prefix(while: { $0 != "." }))
                 joinTables.add(
-                    owner, as: owner, owner: ownerEntity, property: String(owner.drop(while: { $0 != "." }).dropFirst()))
+                    owner, as: owner, owner: ownerEntity, property: String(owner.drop(while: { $0 != "." }).dropFirst())
+                )
             }
         }
         // The join tables of two entities whose names collide collide too; that is reported

@@ -12,9 +12,10 @@ private func isValidIdentifier(_ name: String) -> Bool {
     // Most names are ASCII; checking their bytes keeps CharacterSet (slow to build and query)
     // out of the path every name of every schema takes.
     if name.utf8.allSatisfy({ $0 < 0x80 }) {
-        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) }
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
         guard let first = name.utf8.first, isLetter(first) else { return false }
-        return name.utf8.allSatisfy { isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_") }
+        return name.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
     }
     guard let first = name.unicodeScalars.first else { return false }
     // Names start with a letter: stores name their own tables and columns with a leading underscore.
@@ -170,7 +171,9 @@ struct SchemaResolver {
             }
             relationshipIndexes[entity.name] = RelationshipIndex(all)
         }
-        func allRelationships(_ name: String) -> RelationshipIndex { relationshipIndexes[name] ?? RelationshipIndex([]) }
+        func allRelationships(_ name: String) -> RelationshipIndex {
+            relationshipIndexes[name] ?? RelationshipIndex([])
+        }
 
         // 4. Relationships: destinations and inverses.
         var resolvedRelationships: [String: [RelationshipDescription]] = [:]
@@ -214,7 +217,8 @@ struct SchemaResolver {
                     continue
                 }
                 // Adopt an inverse named from the other side.
-                if let adopted = candidates.first(naming: relationship.name, pointingToAnyOf: [entity.name] + ancestors(of: entity.name)) {
+                let kinds = [entity.name] + ancestors(of: entity.name)
+                if let adopted = candidates.first(naming: relationship.name, pointingToAnyOf: kinds) {
                     relationship.inverseName = adopted.name
                     continue
                 }

@@ -500,9 +500,10 @@ struct XcodeModelReader {
     private func message(for failure: ModelFileTreeBuilder.Failure) -> String {
         switch failure.reason {
         case .documentType:
-            return "\(capitalizedLocation) declares a document type (<!DOCTYPE …> at line \(failure.line)), which Xcode "
-                + "never writes in a model file. Strata refuses document types: their entities could make the "
-                + "parser read other files or URLs (XXE) or expand a small file without bound (\"billion laughs\"). "
+            return "\(capitalizedLocation) declares a document type (<!DOCTYPE …> at line \(failure.line)), "
+                + "which Xcode never writes in a model file. Strata refuses document types: their entities could "
+                + "make the parser read other files or URLs (XXE) or expand a small file without bound (\"billion "
+                + "laughs\"). "
                 + "Remove the DOCTYPE and the entity references (&name;) that use it, or re-save the model from Xcode."
         case .parser(let code) where code == 1:
             return "\(capitalizedLocation) cannot be read: \(ModelFileTreeBuilder.describe(code: code)), at line "

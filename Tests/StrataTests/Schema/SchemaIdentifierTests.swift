@@ -9,7 +9,9 @@ import Testing
 /// a store opens or, worse, by two entities silently sharing a table.
 @Suite struct SchemaIdentifierTests {
     /// The problems of a schema that must be invalid.
-    private func problems(_ entities: [EntityDescription], sourceLocation: SourceLocation = #_sourceLocation) -> [StrataError] {
+    private func problems(_ entities: [EntityDescription], sourceLocation: SourceLocation = #_sourceLocation)
+        -> [StrataError]
+    {
         do {
             let schema = try Schema(entities)
             Issue.record("Expected an invalid schema, got:\n\(schema)", sourceLocation: sourceLocation)
@@ -58,7 +60,8 @@ import Testing
                 name: "Teacher", superentity: "Person",
                 relationships: [.init(name: "School", destination: "Campus", inverse: "teachers")]),
             EntityDescription(
-                name: "Campus", relationships: [.init(name: "teachers", destination: "Teacher", inverse: "School", isToMany: true)]),
+                name: "Campus",
+                relationships: [.init(name: "teachers", destination: "Teacher", inverse: "School", isToMany: true)]),
         ])
         let found = details.map { "\($0.code)|\($0.entityName ?? "-")|\($0.propertyName ?? "-")" }
         #expect(found == ["identifierCollision|Student|NAME", "identifierCollision|Teacher|School"])
@@ -75,7 +78,9 @@ import Testing
                     .init(name: "tags", destination: "Tag", isToMany: true),
                     .init(name: "Tags", destination: "Tag", isToMany: true),
                 ],
-                indexes: [IndexDescription(name: "byDate", ["date"]), IndexDescription(name: "BYDATE", ["date", "title"])]),
+                indexes: [
+                    IndexDescription(name: "byDate", ["date"]), IndexDescription(name: "BYDATE", ["date", "title"]),
+                ]),
             EntityDescription(name: "Tag", attributes: [string("name")]),
         ])
         let found = details.map { "\($0.code)|\($0.entityName ?? "-")|\($0.propertyName ?? "-")" }
@@ -91,7 +96,9 @@ import Testing
                 indexes: [IndexDescription(name: "By_title", ["subtitle"])])
         ])
         #expect(details.map(\.code) == [.identifierCollision])
-        #expect(details.first?.message.contains("'By_title' and 'by_title' (added for the indexed attribute title)") == true)
+        #expect(
+            details.first?.message.contains("'By_title' and 'by_title' (added for the indexed attribute title)") == true
+        )
     }
 
     @Test func everyCollisionIsListedInOneError() throws {
@@ -151,7 +158,8 @@ import Testing
                 EntityDescription(name: "Thing", attributes: [string("title")]),
                 EntityDescription(name: "thing", attributes: [.init(name: "count", type: .integer64, defaultValue: 0)]),
             ])
-            _ = try PersistentContainer(name: "Things", schema: schema, storeDescriptions: [.sqlite(directory.file("Things.sqlite"))])
+            _ = try PersistentContainer(
+                name: "Things", schema: schema, storeDescriptions: [.sqlite(directory.file("Things.sqlite"))])
         }
         #expect(error.code == .invalidSchema)
         #expect(error.details.map(\.code) == [.identifierCollision])

@@ -15,15 +15,19 @@ import Testing
             var relationships: [RelationshipDescription] = []
             if tree > 0 { relationships.append(.init(name: "previous", destination: "Root\(tree - 1)")) }
             if tree < trees - 1 {
-                relationships.append(.init(name: "next", destination: "Root\(tree + 1)", inverse: "previous", isToMany: true))
+                relationships.append(
+                    .init(name: "next", destination: "Root\(tree + 1)", inverse: "previous", isToMany: true))
             }
             let rootDescription = EntityDescription(
                 name: root,
-                attributes: [.init(name: "name", type: .string), .init(name: "rank", type: .integer32, isIndexed: true)],
+                attributes: [
+                    .init(name: "name", type: .string), .init(name: "rank", type: .integer32, isIndexed: true),
+                ],
                 relationships: relationships, uniquenessConstraints: [["name"]])
             let subentities = (1..<treeSize).map { number in
                 EntityDescription(
-                    name: "Leaf\(tree)_\(number)", superentity: root, attributes: [.init(name: "detail", type: .string)])
+                    name: "Leaf\(tree)_\(number)", superentity: root, attributes: [.init(name: "detail", type: .string)]
+                )
             }
             return [rootDescription] + subentities
         }
@@ -56,7 +60,9 @@ import Testing
         var generator = SplitMix64(seed: 12)
         let shuffled = try Schema(descriptions.shuffled(using: &generator))
         #expect(shuffled.versionHash == schema.versionHash)
-        #expect(shuffled.entity(named: "Root7")?.subentityNames.sorted() == schema.entity(named: "Root7")?.subentityNames.sorted())
+        #expect(
+            shuffled.entity(named: "Root7")?.subentityNames.sorted()
+                == schema.entity(named: "Root7")?.subentityNames.sorted())
         // The serialized form reads back as the same schema.
         let decoded = try Schema(serializedRepresentation: schema.serializedRepresentation())
         #expect(decoded.versionHash == schema.versionHash && decoded.entities.count == schema.entities.count)
@@ -70,7 +76,9 @@ import Testing
             relationships: (0..<count).map {
                 .init(name: "items\($0)", destination: "Item\($0)", inverse: "hub", isToMany: true)
             })
-        let items = (0..<count).map { EntityDescription(name: "Item\($0)", relationships: [.init(name: "hub", destination: "Hub")]) }
+        let items = (0..<count).map {
+            EntityDescription(name: "Item\($0)", relationships: [.init(name: "hub", destination: "Hub")])
+        }
         let schema = try Schema([hub] + items)
         #expect(schema.warnings.isEmpty)
         for number in [0, count / 2, count - 1] {

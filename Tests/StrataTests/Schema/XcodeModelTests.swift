@@ -516,7 +516,8 @@ import Testing
         for entity in 0..<entities {
             xml += #"<entity name="Entity\#(entity)" representedClassName="Entity\#(entity)" syncable="YES">"# + "\n"
             for attribute in 0..<attributes {
-                xml += #"    <attribute name="attribute\#(attribute)" attributeType="String" defaultValueString="\#(value)"/>"#
+                xml += #"    <attribute name="attribute\#(attribute)" attributeType="String" "#
+                xml += #"defaultValueString="\#(value)"/>"#
                 xml += "\n"
             }
             xml += "</entity>\n"
@@ -585,10 +586,14 @@ import Testing
         "\u{FEFF}<?xml version=\"1.0\"?>\n<!DOCTYPE model [ <!ENTITY e \"x\"> ]>\n<model><entity name=\"Thing\"/></model>",
     ])
     func documentTypesAreRefusedWithAClearMessage(_ document: String) throws {
-        let error = try #require(throws: StrataError.self) { try XcodeModel.parse(Data(document.utf8), name: "Hostile") }
+        let error = try #require(throws: StrataError.self) {
+            try XcodeModel.parse(Data(document.utf8), name: "Hostile")
+        }
         #expect(error.code == .malformedModelFile)
         #expect(error.line == (document.contains("<!--") ? 3 : 2))
-        #expect(error.message.hasPrefix("The model 'Hostile' declares a document type (<!DOCTYPE …> at line"), "\(error.message)")
+        #expect(
+            error.message.hasPrefix("The model 'Hostile' declares a document type (<!DOCTYPE …> at line"),
+            "\(error.message)")
         #expect(error.message.contains("XXE") && error.message.contains("billion laughs"))
         #expect(error.message.contains("Remove the DOCTYPE"))
     }
@@ -625,7 +630,9 @@ import Testing
         }
         #expect(nameless.message.hasPrefix("An entity in the model 'Notes' has no 'name'"), "\(nameless.message)")
         // At the start of a sentence the model keeps its capital.
-        let broken = try #require(throws: StrataError.self) { try XcodeModel.load(contentsOf: fixture("Broken.xcdatamodel")) }
+        let broken = try #require(throws: StrataError.self) {
+            try XcodeModel.load(contentsOf: fixture("Broken.xcdatamodel"))
+        }
         #expect(broken.message.hasPrefix("The model file /"), "\(broken.message)")
     }
 

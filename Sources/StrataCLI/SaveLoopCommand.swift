@@ -30,8 +30,18 @@ struct SaveLoopCommand: ParsableCommand {
     @Option(name: .customLong("store"), help: "The SQLite store to save to.")
     var storePath: String
 
-    @Option(help: "How many batches to save before stopping.")
+    // `.unconditional` takes the next argument as the value even when it starts with a dash,
+    // so that `--batches -5` is refused as a negative count (by `validate()`) rather than read as
+    // an option `-5` and reported as a missing value.
+    @Option(parsing: .unconditional, help: "How many batches to save before stopping (0 or more).")
     var batches = Int.max
+
+    /// Refuses a negative batch count.
+    func validate() throws {
+        guard batches >= 0 else {
+            throw ValidationError("--batches must be 0 or more; got \(batches).")
+        }
+    }
 
     func run() throws {
         var output = StandardOutput()

@@ -239,6 +239,21 @@ if onlyWorkloads?.contains("W10") ?? true, onlyContenders?.contains(.strata) ?? 
     }
 }
 
+// W11 measures building a schema, with no store and no other contender.
+var schemaTable = ""
+if onlyWorkloads?.contains("W11") ?? true, onlyContenders?.contains(.strata) ?? true {
+    do {
+        // The quick run builds the full size too: it takes about a second, and it is what
+        // catches schema building turning quadratic again.
+        schemaTable = try runSchemaWorkload(
+            runs: runs, limit: quick ? LargeSchema.quickLimitSeconds : LargeSchema.targetSeconds)
+        print(schemaTable)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+}
+
 let sqliteVersion = String(cString: sqlite3_libversion())
 let table = """
     SQLite \(sqliteVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores; release build; \
@@ -250,7 +265,7 @@ let table = """
     Strata/GRDB Codable | peak RSS (MB) |
     | --- | --- | --- | --- | --- | --- | --- | --- |
     \(rows.joined(separator: "\n"))
-    """ + (controllerTable.isEmpty ? "" : "\n\n" + controllerTable)
+    """ + (controllerTable.isEmpty ? "" : "\n\n" + controllerTable) + (schemaTable.isEmpty ? "" : "\n\n" + schemaTable)
 print(table)
 if let output {
     try (table + "\n").write(toFile: output, atomically: true, encoding: .utf8)

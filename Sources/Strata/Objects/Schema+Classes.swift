@@ -31,8 +31,12 @@ extension Schema {
         var objectTypes: [String: AnyClass] = [:]
         var seen = Set<ObjectIdentifier>()
         var queue = types
-        while !queue.isEmpty {
-            let type = queue.removeFirst()
+        var next = 0
+        // Reading the queue by position (rather than `removeFirst()`, which moves every element
+        // left) keeps a model of many classes linear.
+        while next < queue.count {
+            let type = queue[next]
+            next += 1
             guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
             guard let description = type.entityDescription else {
                 preconditionFailure("\(type) is not an @Entity class; only @Entity classes can form a schema.")

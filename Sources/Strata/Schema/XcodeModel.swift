@@ -19,7 +19,10 @@ import Foundation
 /// ```
 ///
 /// Loading is synchronous, reads the file once and keeps no reference to it; the result is an
-/// immutable, `Sendable` value.
+/// immutable, `Sendable` value. Files of any size load (the XML is parsed in chunks), as long as
+/// no single value is over 10,000,000 bytes. Files that declare a document type (`<!DOCTYPE`)
+/// are refused: Xcode never writes one, and it is what XML external-entity and entity-expansion
+/// attacks need.
 public struct XcodeModel: Sendable {
     /// The model version's name: its folder name without `.xcdatamodel` (`"Model 2"`), or the
     /// name given to ``parse(_:name:)``.
@@ -56,7 +59,9 @@ public struct XcodeModel: Sendable {
     /// - Returns: The model, its schema and any warnings about ignored elements.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/modelFileNotFound`` when the
     ///   folder or file does not exist or cannot be read; ``StrataError/Code/malformedModelFile``
-    ///   when the file is not well-formed XML, is not a Core Data model, or holds a value Strata
+    ///   when the file is not well-formed XML, is not a Core Data model, declares a document type
+    ///   (`<!DOCTYPE`, which Xcode never writes and which external-entity and entity-expansion
+    ///   attacks need), holds a single value over 10,000,000 bytes, or holds a value Strata
     ///   cannot read (an unknown attribute type, a default value of the wrong type), with
     ///   ``StrataError/line`` and ``StrataError/fileURL`` set; ``StrataError/Code/invalidSchema``
     ///   when the model fails schema validation.
@@ -90,8 +95,9 @@ public struct XcodeModel: Sendable {
     ///   - name: The name to give the model, used in ``name`` and in messages.
     /// - Returns: The model, its schema and any warnings about ignored elements.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/malformedModelFile`` (with
-    ///   ``StrataError/line``) when the XML is malformed, is not a Core Data model or holds a
-    ///   value Strata cannot read; ``StrataError/Code/invalidSchema`` when the model fails schema
+    ///   ``StrataError/line``) when the XML is malformed, is not a Core Data model, declares a
+    ///   document type, holds a single value over 10,000,000 bytes or holds a value Strata cannot
+    ///   read; ``StrataError/Code/invalidSchema`` when the model fails schema
     ///   validation.
     public static func parse(_ data: Data, name: String = "Model") throws -> XcodeModel {
         var reader = XcodeModelReader(modelName: name, fileURL: nil)

@@ -103,7 +103,12 @@ extension StrataError.Code {
     public static let invalidSchema = Self(rawValue: "invalidSchema")
     /// Two entities, or two properties of one entity (inherited ones included), share a name.
     public static let duplicateName = Self(rawValue: "duplicateName")
-    /// A name is reserved by Strata or is not a valid identifier.
+    /// Names differ only in letter case where a store would take them for one: entities, the
+    /// columns of one table (the attributes and to-one relationships of an entity and of the
+    /// entities that share its table), the join tables of one entity's to-many relationships, or
+    /// one entity's indexes. SQLite compares names ignoring the case of ASCII letters.
+    public static let identifierCollision = Self(rawValue: "identifierCollision")
+    /// A name is reserved by Strata or SQLite, or is not a valid identifier.
     public static let reservedName = Self(rawValue: "reservedName")
     /// An entity names a parent entity that does not exist.
     public static let unknownSuperentity = Self(rawValue: "unknownSuperentity")

@@ -223,6 +223,17 @@ struct HashChange: Sendable, CustomTestStringConvertible {
         #expect(first.versionHash == "ae80f4f5709292c2982af7075d9f15ffdbfdaced2713836687ac226e5bd71550")
     }
 
+    @Test func hashOfAModelWithEveryKindOfPropertyIsStable() throws {
+        // Relationships (to-one, to-many, ordered, inverses), inheritance, constraints, a hash
+        // modifier and every attribute type: stores record these hashes, so the way they are
+        // computed may change only together with a deliberate change of the hash format.
+        let fixtures = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
+        let schema = try XcodeModel.load(contentsOf: fixtures.appendingPathComponent("Library.xcdatamodel")).schema
+        #expect(schema.versionHash == "34fc73af83ddcca3b7f1788cbdd2f45de85ca5561e9ce40c998dfb9f9b930092")
+        #expect(schema.entity(named: "Book")?.versionHash.hasPrefix("1cfac4404150b96e") == true)
+        #expect(schema.entity(named: "Reader")?.versionHash.hasPrefix("3a0722fddb622d04") == true)
+    }
+
     @Test func versionIdentifierAndConfigurationsDoNotChangeTheHash() throws {
         let plain = try Schema(LibraryModel.entities())
         let labelled = try Schema(LibraryModel.entities(), configurations: ["Cloud": ["Book"]], versionIdentifier: "2.0")

@@ -505,6 +505,137 @@ import Testing
         #expect(error.details.contains { $0.code == .unknownDestination && $0.propertyName == "owner" })
     }
 
+    // MARK: Large and hostile files (issue 12, item 9)
+
+    /// A valid model of `entities` entities with `attributes` string attributes each, whose
+    /// default values are `valueLength` characters long.
+    private func largeModel(entities: Int, attributes: Int, valueLength: Int) -> Data {
+        var xml = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
+        xml += #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"# + "\n"
+        let value = String(repeating: "v", count: valueLength)
+        for entity in 0..<entities {
+            xml += #"<entity name="Entity\#(entity)" representedClassName="Entity\#(entity)" syncable="YES">"# + "\n"
+            for attribute in 0..<attributes {
+                xml += #"    <attribute name="attribute\#(attribute)" attributeType="String" "#
+                xml += #"defaultValueString="\#(value)"/>"#
+                xml += "\n"
+            }
+            xml += "</entity>\n"
+        }
+        return Data((xml + "</model>\n").utf8)
+    }
+
+    @Test func loadsModelsOverTenMegabytes() throws {
+        // libxml2 refuses a document over 10 MB given at once; the parser now reads it in chunks.
+        let data = largeModel(entities: 150, attributes: 20, valueLength: 5_000)
+        #expect(data.count > 15_000_000)
+        try withTemporaryDirectory { directory in
+            let folder = directory.appendingPathComponent("Large.xcdatamodel", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try data.write(to: folder.appendingPathComponent("contents"))
+            let model = try XcodeModel.load(contentsOf: folder)
+            #expect(model.schema.entities.count == 150)
+            let attribute = try #require(model.schema.entity(named: "Entity149")?.attribute(named: "attribute19"))
+            #expect(attribute.defaultValue == .string(String(repeating: "v", count: 5_000)))
+        }
+        #expect(try XcodeModel.parse(data).schema.entities.count == 150)
+    }
+
+    @Test func aSingleValueOverTheParsersLimitIsRefusedWithTheLimit() throws {
+        let value = String(repeating: "x", count: 11_000_000)
+        let error = try #require(throws: StrataError.self) {
+            try XcodeModel.parse(xml(#"<attribute name="a" attributeType="String" defaultValueString="\#(value)"/>"#))
+        }
+        #expect(error.code == .malformedModelFile && error.line == 3)
+        #expect(error.message.contains("longer than the XML parser's limit of 10,000,000 bytes"), "\(error.message)")
+        #expect(error.message.hasPrefix("The model 'Model' cannot be read:"))
+    }
+
+    @Test(arguments: [
+        // XXE: an external entity reads another file into a value.
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE model [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+        <model><entity name="Thing"><attribute name="a" attributeType="String" defaultValueString="&xxe;"/></entity></model>
+        """,
+        // "Billion laughs": entities that expand to gigabytes.
+        """
+        <?xml version="1.0"?>
+        <!DOCTYPE model [
+         <!ENTITY lol "lol">
+         <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+         <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+         <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+         <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+         <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+         <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+         <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+         <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+         <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+        ]>
+        <model><entity name="Thing"><attribute name="a" attributeType="String" defaultValueString="&lol9;"/></entity></model>
+        """,
+        // A document type after a comment, even one with no entities.
+        """
+        <?xml version="1.0"?>
+        <!-- made by hand -->
+        <!DOCTYPE model SYSTEM "http://example.com/model.dtd">
+        <model><entity name="Thing"/></model>
+        """,
+        // After a byte order mark.
+        "\u{FEFF}<?xml version=\"1.0\"?>\n<!DOCTYPE model [ <!ENTITY e \"x\"> ]>\n<model><entity name=\"Thing\"/></model>",
+    ])
+    func documentTypesAreRefusedWithAClearMessage(_ document: String) throws {
+        let error = try #require(throws: StrataError.self) {
+            try XcodeModel.parse(Data(document.utf8), name: "Hostile")
+        }
+        #expect(error.code == .malformedModelFile)
+        #expect(error.line == (document.contains("<!--") ? 3 : 2))
+        #expect(
+            error.message.hasPrefix("The model 'Hostile' declares a document type (<!DOCTYPE …> at line"),
+            "\(error.message)")
+        #expect(error.message.contains("XXE") && error.message.contains("billion laughs"))
+        #expect(error.message.contains("Remove the DOCTYPE"))
+    }
+
+    @Test func entityErrorsOfTheParserHaveMessagesToo() throws {
+        // In UTF-16 the document type reaches libxml2, which refuses the external entity.
+        let document = """
+            <?xml version="1.0" encoding="UTF-16"?>
+            <!DOCTYPE model [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+            <model><entity name="Thing"><attribute name="a" attributeType="String" defaultValueString="&xxe;"/></entity></model>
+            """
+        var utf16 = Data([0xFF, 0xFE])
+        for unit in document.utf16 { utf16.append(contentsOf: [UInt8(unit & 0xFF), UInt8(unit >> 8)]) }
+        let error = try #require(throws: StrataError.self) { try XcodeModel.parse(utf16) }
+        #expect(error.code == .malformedModelFile)
+        #expect(error.message.contains("external entity"), "\(error.message)")
+        for code in [1, 26, 29, 89] {
+            #expect(ModelFileTreeBuilder.describe(code: code).count > "(XML parser error \(code))".count)
+        }
+    }
+
+    @Test func messagesNameTheModelInMidSentenceInLowerCase() throws {
+        // Was "Thing.blob in The model 'Model' has no attributeType".
+        let untyped = try #require(throws: StrataError.self) {
+            try XcodeModel.parse(xml(#"<attribute name="blob" optional="YES"/>"#))
+        }
+        #expect(untyped.message.hasPrefix("Thing.blob in the model 'Model' has no attributeType"), "\(untyped.message)")
+        let fromFile = try #require(throws: StrataError.self) {
+            try XcodeModel.load(contentsOf: fixture("BadType.xcdatamodel"))
+        }
+        #expect(fromFile.message.hasPrefix("Photo.image in the model file /"), "\(fromFile.message)")
+        let nameless = try #require(throws: StrataError.self) {
+            try XcodeModel.parse(Data("<model>\n<entity/>\n</model>".utf8), name: "Notes")
+        }
+        #expect(nameless.message.hasPrefix("An entity in the model 'Notes' has no 'name'"), "\(nameless.message)")
+        // At the start of a sentence the model keeps its capital.
+        let broken = try #require(throws: StrataError.self) {
+            try XcodeModel.load(contentsOf: fixture("Broken.xcdatamodel"))
+        }
+        #expect(broken.message.hasPrefix("The model file /"), "\(broken.message)")
+    }
+
     // MARK: Equivalence with declarations
 
     /// The Library model declared in code.

@@ -16,7 +16,8 @@ struct StoreLayout: Sendable {
     /// Format 2 names indexes with dots (`Tag.unique.0`, `Tag.byName`), which no entity,
     /// property or index name can contain, so that no two generated names can be equal. Format 1
     /// joined them with underscores, where an index named `unique_0` took the name of a
-    /// uniqueness constraint's index; opening a format 1 store upgrades it.
+    /// uniqueness constraint's index. Format 2 also keeps an inherited many-to-many
+    /// relationship in its declaring entity's join table. Opening a format 1 store upgrades it.
     static let format = "2"
     /// The formats this version reads (and upgrades to ``format``).
     static let readableFormats: Set<String> = ["1", "2"]
@@ -52,6 +53,11 @@ struct StoreLayout: Sendable {
         var name: String
         var columns: [(name: String, type: String)]
         var isJoinTable: Bool
+
+        /// The statement that creates the table.
+        var sql: String {
+            "CREATE TABLE \(quoted(name)) (" + columns.map { "\(quoted($0.name)) \($0.type)" }.joined(separator: ", ") + ")"
+        }
     }
 
     var entities: [String: EntityLayout] = [:]
@@ -60,6 +66,42 @@ struct StoreLayout: Sendable {
     /// also deletes the join rows that mention it.
     var joinColumnsByTable: [String: [(table: String, column: String)]] = [:]
     var indexes: [Index] = []
+    /// Join tables that format 1 stores have and format 2 does not, with where their rows go.
+    var formerJoinTables: [FormerJoinTable] = []
+
+    /// A join table of a format 1 store that held an inherited many-to-many relationship apart
+    /// from the entity that declares it: format 1 named join tables after the entity at hand,
+    /// so a subentity's links were invisible from its superentity and from the other side.
+    struct FormerJoinTable: Sendable, Equatable {
+        /// Its name in format 1 stores.
+        var name: String
+        /// The join table its rows belong in.
+        var table: String
+        /// Pairs of (column in `name`, column in `table`) for the keys and positions.
+        var columns: [Pair]
+
+        struct Pair: Sendable, Equatable {
+            var from: String
+            var to: String
+        }
+    }
+
+    /// The entity among `entity` and its ancestors that declares the relationship `name`:
+    /// subentities store an inherited relationship where its declaring entity does.
+    static func declaringEntity(ofRelationship name: String, in entity: Entity) -> Entity {
+        var declaring = entity
+        while let parent = declaring.superentity, parent.relationship(named: name) != nil { declaring = parent }
+        return declaring
+    }
+
+    /// The join table of a many-to-many relationship `here` (`Entity.relationship`) whose
+    /// inverse is `there`, or that has no inverse: named after the side that sorts first.
+    static func joinTable(here: String, there: String?) -> (name: String, owner: String, isOwner: Bool) {
+        let owner = there.map { min(here, $0) } ?? here
+        // The entity name's length keeps ("A", "b_c") and ("A_b", "c") apart.
+        let ownerEntity = owner.prefix(while: { $0 != "." })
+        return ("_" + owner.replacingOccurrences(of: ".", with: "_") + "_\(ownerEntity.count)", owner, owner == here)
+    }
 
     /// An index the schema implies: a declared index, a uniqueness constraint, or an index on
     /// a foreign-key or join-table column.
@@ -84,13 +126,17 @@ struct StoreLayout: Sendable {
 
     init(schema: Schema) {
         var columnsByTable: [String: [(String, String)]] = [:]
+        // Each table's column positions by name: a root with thousands of subentities has as
+        // many columns, and a search per column would make the layout quadratic.
+        var columnPositions: [String: [String: Int]] = [:]
         var tableOrder: [String] = []
         func addColumn(_ table: String, _ name: String, _ type: String) {
-            if let index = columnsByTable[table]?.firstIndex(where: { $0.0 == name }) {
+            if let index = columnPositions[table]?[name] {
                 // Sibling subentities may use one name for values of different types; such a
                 // column gets no type affinity, so that SQLite stores each value as given.
                 if columnsByTable[table]?[index].1 != type { columnsByTable[table]?[index].1 = "" }
             } else {
+                columnPositions[table, default: [:]][name] = columnsByTable[table, default: []].count
                 columnsByTable[table, default: []].append((name, type))
             }
         }
@@ -100,8 +146,11 @@ struct StoreLayout: Sendable {
                 (Self.primaryKeyColumn, "INTEGER PRIMARY KEY AUTOINCREMENT"), (Self.entityColumn, "TEXT NOT NULL"),
                 (Self.versionColumn, "INTEGER NOT NULL DEFAULT 1"),
             ]
+            columnPositions[entity.name] = [Self.primaryKeyColumn: 0, Self.entityColumn: 1, Self.versionColumn: 2]
         }
         var joinTables: [Table] = []
+        var joinTableNames: Set<String> = []
+        var formerJoinTableNames: Set<String> = []
         for entity in schema.entities {
             let table = entity.rootEntity.name
             var layout = EntityLayout(
@@ -148,20 +197,35 @@ struct StoreLayout: Sendable {
                     continue
                 }
                 // Many-to-many relationships share one join table, named after the side that
-                // sorts first; a relationship without inverse has its own.
-                let here = "\(entity.name).\(relationship.name)"
-                let there = inverse.map { "\(relationship.destinationEntityName).\($0.name)" }
-                let owner = there.map { min(here, $0) } ?? here
-                // The entity name's length keeps ("A", "b_c") and ("A_b", "c") apart.
+                // sorts first, as declared (an inherited relationship is stored with its
+                // declaring entity's); a relationship without inverse has its own.
+                let declaring = Self.declaringEntity(ofRelationship: relationship.name, in: entity)
+                let here = "\(declaring.name).\(relationship.name)"
+                let there = inverse.map { inverse in
+                    let inverseOwner = destination.map { Self.declaringEntity(ofRelationship: inverse.name, in: $0).name }
+                    return "\(inverseOwner ?? relationship.destinationEntityName).\(inverse.name)"
+                }
+                let (joinTable, owner, isOwner) = Self.joinTable(here: here, there: there)
                 let ownerEntity = String(owner.prefix(while: { $0 != "." }))
-                let joinTable = "_" + owner.replacingOccurrences(of: ".", with: "_") + "_\(ownerEntity.count)"
-                let isOwner = owner == here
                 let positionHere = relationship.isOrdered ? (isOwner ? "_position" : "_inverse_position") : nil
+                let former = Self.joinTable(
+                    here: "\(entity.name).\(relationship.name)",
+                    there: inverse.map { "\(relationship.destinationEntityName).\($0.name)" })
+                if former.name != joinTable, formerJoinTableNames.insert(former.name).inserted {
+                    // Keys and positions keep their side: this entity's, and the other's.
+                    func side(_ isOwner: Bool) -> [String] {
+                        isOwner ? ["_source", "_target", "_position", "_inverse_position"] : ["_target", "_source", "_inverse_position", "_position"]
+                    }
+                    formerJoinTables.append(
+                        FormerJoinTable(
+                            name: former.name, table: joinTable,
+                            columns: zip(side(former.isOwner), side(isOwner)).map { FormerJoinTable.Pair(from: $0, to: $1) }))
+                }
                 layout.toMany.append(
                     .joinTable(
                         table: joinTable, sourceColumn: isOwner ? "_source" : "_target",
                         targetColumn: isOwner ? "_target" : "_source", positionColumn: positionHere))
-                if !joinTables.contains(where: { $0.name == joinTable }) {
+                if joinTableNames.insert(joinTable).inserted {
                     let ownerRoot = schema.entity(named: ownerEntity)?.rootEntity.name ?? table
                     let ownerRelationship = schema.entity(named: ownerEntity)?.relationship(
                         named: String(owner.drop(while: { $0 != "." }).dropFirst()))
@@ -189,6 +253,8 @@ struct StoreLayout: Sendable {
             entities[entity.name] = layout
         }
         tables = tableOrder.map { Table(name: $0, columns: columnsByTable[$0] ?? [], isJoinTable: false) } + joinTables
+        // A former name that is a join table now too holds rows that belong there.
+        formerJoinTables.removeAll { joinTableNames.contains($0.name) }
 
         // Indexes and uniqueness constraints, scoped to the entity and its subentities.
         for entity in schema.entities {
@@ -214,8 +280,9 @@ struct StoreLayout: Sendable {
         }
         // A to-one column is looked up whenever the inverse to-many relationship is read.
         var foreignKeyIndexNames: Set<String> = []
+        let entitiesByTable = Dictionary(grouping: schema.entities, by: { $0.rootEntity.name })
         for table in tables where !table.isJoinTable {
-            for entity in schema.entities where entity.rootEntity.name == table.name {
+            for entity in entitiesByTable[table.name] ?? [] {
                 for relationship in entity.declaration.relationships where !relationship.isToMany {
                     let name = "\(table.name).fk.\(relationship.name)"
                     if foreignKeyIndexNames.insert(name).inserted {
@@ -251,10 +318,7 @@ struct StoreLayout: Sendable {
     /// The SQL that creates every table and index of a new store. No `IF NOT EXISTS`: in a new
     /// store an existing object would be a name collision, which must fail, not be skipped.
     var creationStatements: [String] {
-        tables.map { table in
-            "CREATE TABLE \(quoted(table.name)) ("
-                + table.columns.map { "\(quoted($0.name)) \($0.type)" }.joined(separator: ", ") + ")"
-        } + indexes.map(\.sql)
+        tables.map(\.sql) + indexes.map(\.sql)
     }
 }
 

@@ -478,14 +478,14 @@ extension SQLiteStore {
     /// - Throws: ``StrataError/Code/constraintConflict`` when the store holds rows that break a
     ///   uniqueness constraint whose index is missing (the store is left as it was).
     static func verifyStructure(of pool: DatabasePool, layout: StoreLayout, format: String, isReadOnly: Bool, url: URL) throws {
-        let existing = try pool.read { db in
+        let (existing, tables) = try pool.read { db in
             var existing: [String: String] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
                 let name: String? = row[0]
                 let sql: String? = row[1]
                 if let name, let sql { existing[name] = sql }
             }
-            return existing
+            return (existing, Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")))
         }
         let differing = layout.indexes.filter { existing[$0.name] != $0.sql }
         guard !differing.isEmpty || format != StoreLayout.format else { return }
@@ -494,6 +494,20 @@ extension SQLiteStore {
         try pool.write { db in
             var dropped: Set<String> = []
             if format != StoreLayout.format {
+                // Links of inherited many-to-many relationships that format 1 kept apart move to
+                // the join table of the declaring entity.
+                for former in layout.formerJoinTables where tables.contains(former.name) {
+                    if !tables.contains(former.table), let table = layout.tables.first(where: { $0.name == former.table }) {
+                        try db.execute(sql: table.sql)
+                    }
+                    try db.execute(
+                        sql: "INSERT INTO \(quoted(former.table)) (\(former.columns.map { quoted($0.to) }.joined(separator: ", "))) "
+                            + "SELECT \(former.columns.map { quoted($0.from) }.joined(separator: ", ")) FROM \(quoted(former.name))")
+                    let itsIndexes = try String.fetchAll(
+                        db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", arguments: [former.name])
+                    try db.execute(sql: "DROP TABLE \(quoted(former.name))")
+                    dropped.formUnion(itsIndexes)  // they went with it
+                }
                 let current = Set(layout.indexes.map(\.name))
                 for index in layout.indexes where existing[index.formerName] != nil && !current.contains(index.formerName) {
                     if dropped.insert(index.formerName).inserted {

@@ -118,10 +118,13 @@ struct PredicateEvaluator {
             }
             guard collectionOperator != .count else { return .integer(Int64(objects.count)) }
             guard let attributePath else { return .null }
+            // Members whose value is nil do not count, as SQL aggregates skip NULL. (Not
+            // `value.isNull ? nil : value`: that `nil` is an AttributeValue literal, `.null`.)
             let values = objects.compactMap { member -> AttributeValue? in
                 guard let target = follow(attributePath.steps, from: member) else { return nil }
                 let value = attribute(attributePath.number, of: target)
-                return value.isNull ? nil : value
+                guard !value.isNull else { return Optional.none }
+                return value
             }
             let result = aggregate(collectionOperator, values, type: attributePath.type)
             guard !options.isEmpty, let text = ValueComparison.text(result) else { return result }

@@ -147,17 +147,9 @@ struct PredicateEvaluator {
                 let total = values.compactMap(ValueComparison.decimal).reduce(Decimal(0), +)
                 return .decimal(isAverage ? total / Decimal(values.count) : total)
             case .integer:
-                var total: Int64 = 0
-                var overflowed = false
-                var doubleTotal = 0.0
-                for case .integer(let number) in values {
-                    let (sum, overflow) = total.addingReportingOverflow(number)
-                    if overflow { overflowed = true }
-                    total = sum
-                    doubleTotal += Double(number)
-                }
-                if isAverage { return .double((overflowed ? doubleTotal : Double(total)) / Double(values.count)) }
-                return overflowed ? .double(doubleTotal) : .integer(total)
+                var sum = IntegerSum()
+                for case .integer(let number) in values { sum.add(number) }
+                return isAverage ? sum.average : sum.sum
             default:
                 var total = 0.0
                 for value in values {

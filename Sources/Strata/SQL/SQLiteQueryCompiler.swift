@@ -217,9 +217,10 @@ struct SQLiteQueryCompiler {
                 switch (collectionOperator, kind) {
                 case (.count, _): value = "COUNT(*)"
                 case (.sum, .decimal): value = "strata_decimal_sum(\(column))"
-                case (.sum, .integer): value = "IFNULL(SUM(\(column)), 0)"
+                case (.sum, .integer): value = "strata_integer_sum(\(column))"
                 case (.sum, _): value = "TOTAL(\(column))"
                 case (.average, .decimal): value = "strata_decimal_avg(\(column))"
+                case (.average, .integer): value = "strata_integer_avg(\(column))"
                 case (.average, _): value = "AVG(\(column))"
                 case (.min, .decimal): value = "MIN(\(column) COLLATE \(SQLiteFunctions.decimalCollation))"
                 case (.max, .decimal): value = "MAX(\(column) COLLATE \(SQLiteFunctions.decimalCollation))"

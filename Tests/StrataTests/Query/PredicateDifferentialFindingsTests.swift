@@ -38,4 +38,24 @@ import Testing
     func aggregatesIgnoreNilMembers(_ finding: Case) throws {
         Self.expectAgreement(try PredicateDifferentialCheck(), finding)
     }
+
+    /// Integer `@sum` beyond `Int64`'s range made SQLite's `SUM` fail ("integer overflow"), also
+    /// when the sum only passed beyond it on the way; memory gave a rounded double. Integer
+    /// `@avg` added doubles in row order in SQL. Both now share ``IntegerSum``.
+    @Test(arguments: [
+        // Owner 1: 0 + 1 + Int64.max + 3; owner 3: (Int64.max - 1) + (2^53 + 1) + Int64.max.
+        Case(root: .owner, format: "items.@sum.quantity > 9223372036854775807", expected: [1, 3]),
+        // Owner 2: -1 + Int64.min + 7 leaves the range after two items (in row order) and comes back.
+        Case(root: .owner, format: "items.@sum.quantity == -9223372036854775802", expected: [2]),
+        // Item 10's part sizes: Int64.max + 1 + Int64.min = 0 (items 3 and 11: no sizes, 0); item
+        // 2's: Int64.max × 2 + Int64.min = Int64.max - 1.
+        Case(root: .item, format: "parts.@sum.size == 0", expected: [3, 4, 8, 10, 11, 15]),
+        Case(root: .item, format: "parts.@sum.size == 9223372036854775807", expected: []),
+        Case(root: .item, format: "parts.@sum.size == 9223372036854775806", expected: [2]),
+        // Item 6's part sizes: (2^53 + 1) + 1 + 2 = 2^53 + 4, whose third is exactly 3002399751580332.
+        Case(root: .item, format: "parts.@avg.size == 3002399751580332", expected: [6]),
+    ])
+    func integerSumsAreExact(_ finding: Case) throws {
+        Self.expectAgreement(try PredicateDifferentialCheck(), finding)
+    }
 }

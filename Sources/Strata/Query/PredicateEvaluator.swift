@@ -160,7 +160,9 @@ struct PredicateEvaluator {
                     default: break
                     }
                 }
-                return .double(isAverage ? total / Double(values.count) : total)
+                let result = isAverage ? total / Double(values.count) : total
+                // Infinities of both signs sum to NaN, which SQLite returns as NULL.
+                return result.isNaN ? .null : .double(result)
             }
         case .min, .max:
             var best: AttributeValue?

@@ -58,4 +58,17 @@ import Testing
     func integerSumsAreExact(_ finding: Case) throws {
         Self.expectAgreement(try PredicateDifferentialCheck(), finding)
     }
+
+    /// A double `@sum` or `@avg` of `+infinity` and `-infinity` is NaN, which SQLite returns as
+    /// `NULL`; memory kept NaN, which is neither nil nor comparable.
+    @Test(arguments: [
+        // Item 4's parts score +infinity and -infinity; owner 3's items weigh +infinity, -infinity
+        // and 1e-300.
+        Case(root: .item, format: "parts.@sum.score == nil", expected: [4]),
+        Case(root: .item, format: "parts.@avg.score == nil", expected: [3, 4, 10, 11]),
+        Case(root: .owner, format: "items.@sum.weight != nil", expected: [1, 2, 4, 5]),
+    ])
+    func aNaNSumIsNil(_ finding: Case) throws {
+        Self.expectAgreement(try PredicateDifferentialCheck(), finding)
+    }
 }

@@ -255,16 +255,16 @@ private struct PredicateGrammar<Source: ChoiceSource> {
     }
 
     mutating func comparison(depth: Int) -> String {
-        switch choose(20) {
-        case 0...5: return attributeComparison(scope: pickScope())
-        case 6: return attributeVersusAttribute(scope: pickScope())
-        case 7, 8, 9: return aggregateComparison(scope: pickScope())
-        case 10, 11, 12: return quantified(scope: pickScope())
-        case 13, 14: return subquery(depth: depth)
-        case 15: return toOneNilTest(scope: pickScope())
-        case 16: return reversedComparison(scope: pickScope())
-        case 17: return stringInString(scope: pickScope())
-        case 18: return aggregateVersusAttribute(scope: pickScope())
+        switch choose(40) {
+        case 0...11: return attributeComparison(scope: pickScope())
+        case 12, 13: return attributeVersusAttribute(scope: pickScope())
+        case 14...19: return aggregateComparison(scope: pickScope())
+        case 20...25: return quantified(scope: pickScope())
+        case 26...29: return subquery(depth: depth)
+        case 30, 31: return toOneNilTest(scope: pickScope())
+        case 32, 33: return reversedComparison(scope: pickScope())
+        case 34: return stringInString(scope: pickScope())
+        case 35, 36, 37: return aggregateVersusAttribute(scope: pickScope())
         default: return malformed(scope: pickScope())
         }
     }
@@ -324,7 +324,7 @@ private struct PredicateGrammar<Source: ChoiceSource> {
         }
     }
 
-    mutating func textOptions() -> String { pick(["", "", "", "[c]", "[d]", "[cd]", "[dc]", "[C]"]) }
+    mutating func textOptions() -> String { pick(["", "", "", "[c]", "[d]", "[cd]", "[dc]", "[cn]"]) }
 
     mutating func orderingOperator() -> String {
         pick(["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>"])
@@ -346,7 +346,7 @@ private struct PredicateGrammar<Source: ChoiceSource> {
         case 4:
             return "\(key) \(pick(["==", "!=", "="])) \(nilConstant())"
         case 5:
-            return "\(key) BETWEEN \(list(of: kind, count: chance(90) ? 2 : pick([0, 1, 3])))"
+            return "\(key) BETWEEN \(list(of: kind, count: chance(97) ? 2 : pick([0, 1, 3])))"
         case 6:
             let folding = kind == .string ? textOptions() : ""
             return "\(key) IN\(folding) \(list(of: kind, count: choose(5)))"
@@ -428,7 +428,7 @@ private struct PredicateGrammar<Source: ChoiceSource> {
         case 1, 2:
             let op = pick(["@sum", "@avg"])
             var numeric = memberSpec.attributes.filter { $0.kind.isNumeric }
-            if numeric.isEmpty || chance(5) { numeric = memberSpec.attributes }  // a type error now and then
+            if numeric.isEmpty || chance(3) { numeric = memberSpec.attributes }  // a type error now and then
             let attribute = pick(numeric)
             let kind: Kind = op == "@avg" && attribute.kind == .integer ? .double : attribute.kind
             return ("\(collection).\(op).\(throughToOne(memberSpec) ?? "")\(attribute.name)", kind)
@@ -482,10 +482,10 @@ private struct PredicateGrammar<Source: ChoiceSource> {
 
     // MARK: Constants
 
-    /// A constant of the kind, or (one time in five) of another kind it may or may not be
+    /// A constant of the kind, or (one time in ten) of another kind it may or may not be
     /// compared with.
     mutating func constant(near kind: Kind) -> String {
-        guard chance(20) else { return constant(of: kind) }
+        guard chance(10) else { return constant(of: kind) }
         switch kind {
         case .integer, .double, .decimal: return constant(of: pick([.integer, .double, .decimal, .boolean, .string]))
         case .date: return constant(of: pick([.integer, .double, .string]))

@@ -151,18 +151,16 @@ struct PredicateEvaluator {
                 for case .integer(let number) in values { sum.add(number) }
                 return isAverage ? sum.average : sum.sum
             default:
-                var total = 0.0
+                var sum = DoubleSum()
                 for value in values {
                     switch value {
-                    case .double(let number): total += number
-                    case .float(let number): total += Double(number)
-                    case .integer(let number): total += Double(number)
+                    case .double(let number): sum.add(number)
+                    case .float(let number): sum.add(Double(number))
+                    case .integer(let number): sum.add(Double(number))
                     default: break
                     }
                 }
-                let result = isAverage ? total / Double(values.count) : total
-                // Infinities of both signs sum to NaN, which SQLite returns as NULL.
-                return result.isNaN ? .null : .double(result)
+                return isAverage ? sum.average : sum.sum
             }
         case .min, .max:
             var best: AttributeValue?

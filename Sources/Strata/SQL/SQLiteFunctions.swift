@@ -25,6 +25,12 @@ enum SQLiteFunctions {
         db.add(
             function: DatabaseFunction(
                 "strata_integer_avg", argumentCount: 1, pure: true, aggregate: IntegerAverageAggregate.self))
+        db.add(
+            function: DatabaseFunction(
+                "strata_double_sum", argumentCount: 1, pure: true, aggregate: DoubleSumAggregate.self))
+        db.add(
+            function: DatabaseFunction(
+                "strata_double_avg", argumentCount: 1, pure: true, aggregate: DoubleAverageAggregate.self))
         db.add(collation: DatabaseCollation(decimalCollation) { SortOrdering.compareDecimalText($0, $1) })
         db.add(
             collation: DatabaseCollation(caseInsensitiveCollation) { SortOrdering.compare($0, $1, .caseInsensitive) })
@@ -108,6 +114,36 @@ extension SQLiteFunctions {
             if case .int64(let number) = dbValues[0].storage { sum.add(number) }
         }
         func finalize() throws -> (any DatabaseValueConvertible)? { SQLiteValueCoding.databaseValue(sum.average) }
+    }
+
+    /// `@sum` of doubles, exact and rounded once, so the same for any order of the rows (SQLite's
+    /// `TOTAL` rounds after every row); 0.0 for no rows, `NULL` for NaN. See ``DoubleSum``.
+    struct DoubleSumAggregate: DatabaseAggregate {
+        var sum = DoubleSum()
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if let number = SQLiteFunctions.double(dbValues[0]) { sum.add(number) }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? { SQLiteValueCoding.databaseValue(sum.sum) }
+    }
+
+    /// `@avg` of doubles from their exact sum; `NULL` for no rows or NaN. See ``DoubleSum``.
+    struct DoubleAverageAggregate: DatabaseAggregate {
+        var sum = DoubleSum()
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if let number = SQLiteFunctions.double(dbValues[0]) { sum.add(number) }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? { SQLiteValueCoding.databaseValue(sum.average) }
+    }
+
+    /// A `REAL` (or an `INTEGER`, which a `REAL` column holds when another program wrote one).
+    private static func double(_ value: DatabaseValue) -> Double? {
+        switch value.storage {
+        case .double(let number): number
+        case .int64(let number): Double(number)
+        default: nil
+        }
     }
 }
 

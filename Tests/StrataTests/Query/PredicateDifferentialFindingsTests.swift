@@ -71,4 +71,43 @@ import Testing
     func aNaNSumIsNil(_ finding: Case) throws {
         Self.expectAgreement(try PredicateDifferentialCheck(), finding)
     }
+
+    /// Double `@sum` and `@avg` depended on the order of the members: SQLite adds them in row
+    /// order, memory in the relationship's order (the twins' is reversed), rounding after each.
+    /// Both now add exactly and round once (``DoubleSum``).
+    @Test(arguments: [
+        // Item 2's parts score 1e308, 1e308 and -1e308: in row order the sum overflowed to infinity.
+        Case(root: .item, format: "parts.@sum.score == 1e308", expected: [2]),
+        Case(root: .item, format: "parts.@avg.score >= 1e308", expected: []),
+        // Item 1's parts score 0.1, 0.2 and 0.3: 0.6000000000000001 in row order, 0.6 reversed.
+        Case(root: .item, format: "parts.@sum.score == 0.6", expected: [1]),
+        Case(root: .item, format: "parts.@avg.score == 0.19999999999999998", expected: [1]),
+    ])
+    func doubleSumsDoNotDependOnOrder(_ finding: Case) throws {
+        Self.expectAgreement(try PredicateDifferentialCheck(), finding)
+    }
+
+    @Test func doubleSumsAreExactAndRoundedOnce() {
+        func sum(_ values: [Double]) -> Double {
+            var sum = DoubleSum()
+            for value in values { sum.add(value) }
+            return sum.value
+        }
+        #expect(sum([0.1, 0.2, 0.3]) == 0.6)
+        #expect(sum([1e308, 1e308, -1e308]) == 1e308)
+        #expect(sum([1e308, 1e308]) == .infinity)
+        #expect(sum([1, 0x1p-60, -1]) == 0x1p-60)
+        #expect(sum([.leastNonzeroMagnitude, .leastNonzeroMagnitude]) == 2 * .leastNonzeroMagnitude)
+        #expect(sum([-2.5, 1]) == -1.5)
+        #expect(sum([]) == 0)
+        #expect(sum([.infinity, 1]) == .infinity)
+        #expect(sum([.infinity, -.infinity]).isNaN)
+        // Ties round to even: 2^53 + 1 is halfway between 2^53 and 2^53 + 2.
+        #expect(sum([0x1p53, 1]) == 0x1p53)
+        #expect(sum([0x1p53, 3]) == 0x1p53 + 4)
+        var empty = DoubleSum()
+        #expect(empty.average == .null)
+        empty.add(.nan)
+        #expect(empty.sum == .null)
+    }
 }

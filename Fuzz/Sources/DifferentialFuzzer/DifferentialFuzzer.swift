@@ -13,12 +13,21 @@ let options: GeneratedPredicate.Options = {
     return options
 }()
 
-/// The store and the twins, made on the first input and reused for every other one.
+/// The store and the twins, made on the first input and reused for the next ones.
 /// libFuzzer calls the entry point from one thread only, so the unchecked state is never shared.
 nonisolated(unsafe) var sharedCheck: PredicateDifferentialCheck?
+nonisolated(unsafe) var inputsOfSharedCheck = 0
+
+/// Inputs per store. GRDB keeps every statement it prepared for as long as its connection
+/// lives, and almost every input makes new SQL: one store for a whole run would grow by about
+/// 5 KB per input and pass libFuzzer's 2 GB limit within minutes. A new store takes milliseconds.
+let inputsPerCheck = 25_000
 
 func check() -> PredicateDifferentialCheck {
-    if let sharedCheck { return sharedCheck }
+    inputsOfSharedCheck += 1
+    if let sharedCheck, inputsOfSharedCheck <= inputsPerCheck { return sharedCheck }
+    sharedCheck = nil
+    inputsOfSharedCheck = 1
     do {
         let made = try PredicateDifferentialCheck()
         sharedCheck = made

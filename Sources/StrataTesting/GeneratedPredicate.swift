@@ -92,8 +92,10 @@ public struct GeneratedPredicate: CustomStringConvertible {
         case let value as Decimal: return "Decimal(string: \"\(value)\")"
         case let value as String: return String(reflecting: value)
         case let value as Bool: return "\(value)"
-        case let value as Date: return "Date(timeIntervalSinceReferenceDate: \(describe(double: value.timeIntervalSinceReferenceDate)))"
-        case let values as [AttributeValue]: return "[" + values.map(describe(value:)).joined(separator: ", ") + "] as [AttributeValue]"
+        case let value as Date:
+            return "Date(timeIntervalSinceReferenceDate: \(describe(double: value.timeIntervalSinceReferenceDate)))"
+        case let values as [AttributeValue]:
+            return "[" + values.map(describe(value:)).joined(separator: ", ") + "] as [AttributeValue]"
         case let value as AttributeValue: return describe(value: value)
         case let value as Int?: return value.map { "\($0)" } ?? "Int?.none"
         default: return String(describing: argument)
@@ -114,7 +116,8 @@ public struct GeneratedPredicate: CustomStringConvertible {
         case .decimal(let number): ".decimal(Decimal(string: \"\(number)\") ?? 0)"
         case .string(let text): ".string(\(String(reflecting: text)))"
         case .boolean(let flag): ".boolean(\(flag))"
-        case .date(let date): ".date(Date(timeIntervalSinceReferenceDate: \(describe(double: date.timeIntervalSinceReferenceDate))))"
+        case .date(let date):
+            ".date(Date(timeIntervalSinceReferenceDate: \(describe(double: date.timeIntervalSinceReferenceDate))))"
         default: String(describing: value)
         }
     }
@@ -192,7 +195,9 @@ private let entitySpecs: [String: EntitySpec] = [
         toOne: [("owner", "Owner")], toMany: [("parts", "Part"), ("tags", "Tag")]),
     "Owner": EntitySpec(
         name: "Owner",
-        attributes: [("key", .integer), ("name", .string), ("nickname", .string), ("rank", .integer), ("joined", .date)],
+        attributes: [
+            ("key", .integer), ("name", .string), ("nickname", .string), ("rank", .integer), ("joined", .date),
+        ],
         toOne: [], toMany: [("items", "Item")]),
     "Part": EntitySpec(
         name: "Part",
@@ -247,8 +252,10 @@ private struct PredicateGrammar<Source: ChoiceSource> {
         let choice = depth <= 0 ? 0 : choose(12)
         switch choice {
         case 0...5: return comparison(depth: depth)
-        case 6, 7: return "(" + predicate(depth: depth - 1) + pick([" AND ", " && ", " and "]) + predicate(depth: depth - 1) + ")"
-        case 8, 9: return "(" + predicate(depth: depth - 1) + pick([" OR ", " || ", " or "]) + predicate(depth: depth - 1) + ")"
+        case 6...9:
+            let left = predicate(depth: depth - 1)
+            let connective = choice <= 7 ? pick([" AND ", " && ", " and "]) : pick([" OR ", " || ", " or "])
+            return "(" + left + connective + predicate(depth: depth - 1) + ")"
         case 10: return pick(["NOT ", "!", "not "]) + "(" + predicate(depth: depth - 1) + ")"
         default: return pick(["TRUEPREDICATE", "FALSEPREDICATE", "(TRUEPREDICATE)", "NOT FALSEPREDICATE"])
         }
@@ -388,7 +395,9 @@ private struct PredicateGrammar<Source: ChoiceSource> {
 
     mutating func stringInString(scope: (prefix: String, entity: String)) -> String {
         let (path, _) = attributePath(from: scope, kind: .string)
-        return "\(key(path)) IN\(textOptions()) \(stringConstant(from: Pools.strings.map { $0 + " " } + Pools.sentences))"
+        // In this order: `key` and `stringConstant` append their arguments as the string reads.
+        let left = key(path) + " IN" + textOptions()
+        return left + " " + stringConstant(from: Pools.strings.map { $0 + " " } + Pools.sentences)
     }
 
     mutating func toOneNilTest(scope: (prefix: String, entity: String)) -> String {

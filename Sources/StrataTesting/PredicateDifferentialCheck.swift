@@ -127,7 +127,9 @@ public final class PredicateDifferentialCheck {
     ///   - format: The format string.
     ///   - arguments: One argument per format specifier.
     /// - Returns: Both results.
-    public func check(_ root: DifferentialModel.Root, _ format: String, _ arguments: any PredicateArgument...) -> Outcome {
+    public func check(_ root: DifferentialModel.Root, _ format: String, _ arguments: any PredicateArgument...)
+        -> Outcome
+    {
         check(GeneratedPredicate(root, format: format, arguments: arguments))
     }
 
@@ -137,7 +139,8 @@ public final class PredicateDifferentialCheck {
         do {
             let objects: [ManagedObject]
             switch root {
-            case .item: objects = try context.fetch(FetchRequest<DifferentialModel.Item>(predicate: FetchPredicate(tree)))
+            case .item:
+                objects = try context.fetch(FetchRequest<DifferentialModel.Item>(predicate: FetchPredicate(tree)))
             case .owner:
                 objects = try context.fetch(FetchRequest<DifferentialModel.Owner>(predicate: FetchPredicate(tree)))
             }

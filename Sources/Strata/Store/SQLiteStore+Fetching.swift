@@ -377,7 +377,9 @@ extension SQLiteStore {
     public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
         do {
             return try fetchValues(request, exactIntegerSums: false)
-        } catch let error as StrataError where (error.underlyingError as? DatabaseError)?.message == "integer overflow" {
+        } catch let error as StrataError
+            where (error.underlyingError as? DatabaseError)?.message == "integer overflow"
+        {
             // SQLite's SUM fails when an integer sum leaves Int64's range, even on the way back;
             // the exact sum (a Swift aggregate, slower than SUM) is only needed then.
             return try fetchValues(request, exactIntegerSums: true)

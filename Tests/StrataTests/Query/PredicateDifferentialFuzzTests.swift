@@ -38,7 +38,8 @@ import Testing
             if !outcome.agrees {
                 disagreements += 1
                 if disagreements <= 5 {
-                    Issue.record("SQL and memory disagree (seed 0x\(String(seed, radix: 16, uppercase: true))):\n\(outcome)")
+                    Issue.record(
+                        "SQL and memory disagree (seed 0x\(String(seed, radix: 16, uppercase: true))):\n\(outcome)")
                 }
             }
         }

@@ -1,6 +1,7 @@
 // swift-tools-version: 6.2
-// A coverage-guided libFuzzer harness for Strata's predicate format-string parser. A separate
-// package, so that users of Strata never build it; run it with ../scripts/fuzz.sh.
+// Coverage-guided libFuzzer harnesses for Strata's predicates: the format-string parser alone,
+// and format strings run in SQL and in memory (differential). A separate package, so that users
+// of Strata never build it; run it with ../scripts/fuzz.sh.
 import PackageDescription
 
 let package = Package(
@@ -12,6 +13,13 @@ let package = Package(
             name: "PredicateFuzzer",
             dependencies: [.product(name: "Strata", package: "strata")],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
-        )
+        ),
+        .executableTarget(
+            name: "DifferentialFuzzer",
+            dependencies: [
+                .product(name: "Strata", package: "strata"), .product(name: "StrataTesting", package: "strata"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
+        ),
     ]
 )

@@ -80,10 +80,22 @@ extension ObjectContext {
     /// ```
     ///
     /// Integers sum to `Int`, floating-point numbers to `Double`, decimals exactly to `Decimal`.
+    /// An integer sum is exact even when it leaves `Int`'s range on the way and comes back.
+    ///
+    /// - Throws: ``StrataError/Code/valueOutOfRange`` when an integer sum is beyond `Int`'s
+    ///   range; ``StrataError`` for an unknown key or a store error.
     public func sum<Model: PersistentModel, Value: AggregatableAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Sum {
-        let value = try aggregateValue(.sum, keyPath, where: predicate)
+        let key = KeyPathNames.name(of: keyPath, root: Model.self)
+        let value = try aggregateValue(.sum, key: key, where: predicate)
+        // The store gives an integer sum beyond Int64's range as its nearest Double.
+        if case .double(let total) = value, Value.Sum.self is any BinaryInteger.Type {
+            throw StrataError(
+                .valueOutOfRange,
+                "The sum of \(Model.entity.name).\(key) is about \(total), beyond the range of \(Value.Sum.self); compute it with fetchDictionaries (a .sum property gives a Double) or sum a Decimal attribute.",
+                entityName: Model.entity.name, propertyName: key)
+        }
         return Value.sum(from: value)
     }
 

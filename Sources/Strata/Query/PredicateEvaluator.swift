@@ -118,10 +118,13 @@ struct PredicateEvaluator {
             }
             guard collectionOperator != .count else { return .integer(Int64(objects.count)) }
             guard let attributePath else { return .null }
+            // Members whose value is nil do not count, as SQL aggregates skip NULL. (Not
+            // `value.isNull ? nil : value`: that `nil` is an AttributeValue literal, `.null`.)
             let values = objects.compactMap { member -> AttributeValue? in
                 guard let target = follow(attributePath.steps, from: member) else { return nil }
                 let value = attribute(attributePath.number, of: target)
-                return value.isNull ? nil : value
+                guard !value.isNull else { return Optional.none }
+                return value
             }
             let result = aggregate(collectionOperator, values, type: attributePath.type)
             guard !options.isEmpty, let text = ValueComparison.text(result) else { return result }
@@ -144,28 +147,20 @@ struct PredicateEvaluator {
                 let total = values.compactMap(ValueComparison.decimal).reduce(Decimal(0), +)
                 return .decimal(isAverage ? total / Decimal(values.count) : total)
             case .integer:
-                var total: Int64 = 0
-                var overflowed = false
-                var doubleTotal = 0.0
-                for case .integer(let number) in values {
-                    let (sum, overflow) = total.addingReportingOverflow(number)
-                    if overflow { overflowed = true }
-                    total = sum
-                    doubleTotal += Double(number)
-                }
-                if isAverage { return .double((overflowed ? doubleTotal : Double(total)) / Double(values.count)) }
-                return overflowed ? .double(doubleTotal) : .integer(total)
+                var sum = IntegerSum()
+                for case .integer(let number) in values { sum.add(number) }
+                return isAverage ? sum.average : sum.sum
             default:
-                var total = 0.0
+                var sum = DoubleSum()
                 for value in values {
                     switch value {
-                    case .double(let number): total += number
-                    case .float(let number): total += Double(number)
-                    case .integer(let number): total += Double(number)
+                    case .double(let number): sum.add(number)
+                    case .float(let number): sum.add(Double(number))
+                    case .integer(let number): sum.add(Double(number))
                     default: break
                     }
                 }
-                return .double(isAverage ? total / Double(values.count) : total)
+                return isAverage ? sum.average : sum.sum
             }
         case .min, .max:
             var best: AttributeValue?

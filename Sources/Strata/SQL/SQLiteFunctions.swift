@@ -19,6 +19,18 @@ enum SQLiteFunctions {
         db.add(
             function: DatabaseFunction(
                 "strata_decimal_avg", argumentCount: 1, pure: true, aggregate: DecimalAverage.self))
+        db.add(
+            function: DatabaseFunction(
+                "strata_integer_sum", argumentCount: 1, pure: true, aggregate: IntegerSumAggregate.self))
+        db.add(
+            function: DatabaseFunction(
+                "strata_integer_avg", argumentCount: 1, pure: true, aggregate: IntegerAverageAggregate.self))
+        db.add(
+            function: DatabaseFunction(
+                "strata_double_sum", argumentCount: 1, pure: true, aggregate: DoubleSumAggregate.self))
+        db.add(
+            function: DatabaseFunction(
+                "strata_double_avg", argumentCount: 1, pure: true, aggregate: DoubleAverageAggregate.self))
         db.add(collation: DatabaseCollation(decimalCollation) { SortOrdering.compareDecimalText($0, $1) })
         db.add(
             collation: DatabaseCollation(caseInsensitiveCollation) { SortOrdering.compare($0, $1, .caseInsensitive) })
@@ -77,6 +89,60 @@ enum SQLiteFunctions {
         }
         func finalize() throws -> (any DatabaseValueConvertible)? {
             count == 0 ? nil : (total / Decimal(count)).description
+        }
+    }
+}
+
+extension SQLiteFunctions {
+    /// `@sum` of integers: exact even when the sum leaves `Int64`'s range on the way (SQLite's
+    /// `SUM` fails then), a `REAL` when it ends beyond it; 0 for no rows. See ``IntegerSum``.
+    struct IntegerSumAggregate: DatabaseAggregate {
+        var sum = IntegerSum()
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if case .int64(let number) = dbValues[0].storage { sum.add(number) }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? { SQLiteValueCoding.databaseValue(sum.sum) }
+    }
+
+    /// `@avg` of integers from their exact sum (SQLite's `AVG` adds them as doubles, in row
+    /// order); `NULL` for no rows. See ``IntegerSum``.
+    struct IntegerAverageAggregate: DatabaseAggregate {
+        var sum = IntegerSum()
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if case .int64(let number) = dbValues[0].storage { sum.add(number) }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? { SQLiteValueCoding.databaseValue(sum.average) }
+    }
+
+    /// `@sum` of doubles, exact and rounded once, so the same for any order of the rows (SQLite's
+    /// `TOTAL` rounds after every row); 0.0 for no rows, `NULL` for NaN. See ``DoubleSum``.
+    struct DoubleSumAggregate: DatabaseAggregate {
+        var sum = DoubleSum()
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if let number = SQLiteFunctions.double(dbValues[0]) { sum.add(number) }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? { SQLiteValueCoding.databaseValue(sum.sum) }
+    }
+
+    /// `@avg` of doubles from their exact sum; `NULL` for no rows or NaN. See ``DoubleSum``.
+    struct DoubleAverageAggregate: DatabaseAggregate {
+        var sum = DoubleSum()
+        init() {}
+        mutating func step(_ dbValues: [DatabaseValue]) throws {
+            if let number = SQLiteFunctions.double(dbValues[0]) { sum.add(number) }
+        }
+        func finalize() throws -> (any DatabaseValueConvertible)? { SQLiteValueCoding.databaseValue(sum.average) }
+    }
+
+    /// A `REAL` (or an `INTEGER`, which a `REAL` column holds when another program wrote one).
+    private static func double(_ value: DatabaseValue) -> Double? {
+        switch value.storage {
+        case .double(let number): number
+        case .int64(let number): Double(number)
+        default: nil
         }
     }
 }

@@ -378,11 +378,27 @@ struct RowDecoder {
 extension SQLiteStore {
     /// Property values and aggregates computed by SQLite, one array per row or group.
     public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
+        do {
+            return try fetchValues(request, exactIntegerSums: false)
+        } catch let error as StrataError
+            where (error.underlyingError as? DatabaseError)?.message == "integer overflow"
+        {
+            // SQLite's SUM fails when an integer sum leaves Int64's range, even on the way back;
+            // the exact sum (a Swift aggregate, slower than SUM) is only needed then.
+            return try fetchValues(request, exactIntegerSums: true)
+        }
+    }
+
+    /// ``fetchValues(_:)``, with integer sums by SQLite's `SUM` or by ``IntegerSum``; the latter
+    /// returns a `REAL` for a sum beyond `Int64`'s range.
+    private func fetchValues(_ request: StoreValuesRequest, exactIntegerSums: Bool) throws -> [[AttributeValue]] {
         guard var query = try makeQuery(request.fetch) else { return [] }
         let (entity, _) = try resolve(request.fetch.entityName)
         var resolver = PredicateResolver(schema: schema, entity: entity)
         var expressions: [String] = []
         var types: [AttributeType] = []
+        // Columns of integer sums, which are doubles when beyond Int64's range.
+        var integerSums: Set<Int> = []
         for column in request.columns {
             switch column {
             case .property(let key):
@@ -417,7 +433,9 @@ extension SQLiteStore {
                         function == .sum ? "strata_decimal_sum(\(column))" : "strata_decimal_avg(\(column))")
                     types.append(.decimal)
                 case (.sum, .integer):
-                    expressions.append("IFNULL(SUM(\(column)), 0)")
+                    integerSums.insert(expressions.count)
+                    expressions.append(
+                        exactIntegerSums ? "strata_integer_sum(\(column))" : "IFNULL(SUM(\(column)), 0)")
                     types.append(.integer64)
                 case (.sum, _):
                     expressions.append("TOTAL(\(column))")
@@ -459,7 +477,12 @@ extension SQLiteStore {
                 var values: [AttributeValue] = []
                 values.reserveCapacity(types.count)
                 for (index, type) in types.enumerated() {
-                    values.append(SQLiteValueCoding.attributeValue(row[index], type: type))
+                    let value: DatabaseValue = row[index]
+                    if integerSums.contains(index), case .double(let number) = value.storage {
+                        values.append(.double(number))
+                    } else {
+                        values.append(SQLiteValueCoding.attributeValue(value, type: type))
+                    }
                 }
                 rows.append(values)
             }

@@ -43,6 +43,29 @@ import Testing
         #expect(try context.sum(\Movie.year, where: \.year > 3000) == 0)
     }
 
+    /// SQLite's SUM fails when an integer sum leaves Int64's range, even on the way back.
+    @Test func integerSumsAreExactAndOverflowIsATypedError() throws {
+        let directory = try TemporaryDirectory()
+        let container = try StoreKind.sqliteFile.makeContainer([Sample.self], in: directory)
+        let context = container.newBackgroundContext()
+        for (number, value) in [Int64.max, 1, -2, Int64.max].enumerated() {
+            let sample = Sample(context: context)
+            sample.int = number
+            sample.int64 = value
+        }
+        try context.save()
+        // Int64.max + 1 - 2 passes beyond the range and comes back.
+        #expect(try context.sum(\Sample.int64, where: \.int < 3) == Int(Int64.max) - 1)
+        #expect(try context.sum(\Sample.int64, where: \.int == 0) == Int(Int64.max))
+        #expect(try context.average(\Sample.int64, where: \.int < 3) == Double(Int64.max - 1) / 3)
+        let error = try #require(throws: StrataError.self) { try context.sum(\Sample.int64) }
+        #expect(error.code == .valueOutOfRange)
+        // A dictionary fetch gives the sum beyond the range as a Double.
+        var request = FetchRequest<Sample>()
+        request.propertiesToFetch = [.sum("int64", as: "total")]
+        #expect(try context.fetchDictionaries(request).first?["total"] == .double(2 * Double(Int64.max)))
+    }
+
     @Test func averagesMinimaAndMaxima() throws {
         let context = container.newBackgroundContext()
         #expect(try context.average(\Movie.rating, where: \.director != nil) == 7.625)

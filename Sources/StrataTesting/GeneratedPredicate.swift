@@ -23,10 +23,10 @@ import Strata
 public struct GeneratedPredicate: CustomStringConvertible {
     /// What the grammar may generate beyond its default.
     public struct Options: Sendable, Hashable {
-        /// Whether constants include `Double.nan`, `Decimal.nan` and `-0.0`. Off by default:
-        /// SQLite stores NaN as `NULL`, so a NaN constant means "nil" to SQL and "nothing" in
-        /// memory, a known disagreement that is being resolved separately (issue 12, item 2).
-        public var includesNaNAndNegativeZero = false
+        /// Whether constants include `Double.nan`, `Decimal.nan` and `-0.0`. On by default: both
+        /// evaluators refuse a NaN constant with the same `invalidPredicate` error, and `-0.0`
+        /// compares equal to zero in both.
+        public var includesNaNAndNegativeZero = true
         /// Whether string constants may contain NUL (`"\0"`) characters. Off by default: GRDB
         /// hands text to custom SQL functions as C strings, so SQL sees such a string cut at
         /// its first NUL (a known limitation).
@@ -34,7 +34,7 @@ public struct GeneratedPredicate: CustomStringConvertible {
         /// How deeply `AND`, `OR`, `NOT` and `SUBQUERY` may nest.
         public var maximumDepth = 4
 
-        /// The default options: no NaN, no `-0.0`, no NUL characters, depth 4.
+        /// The default options: NaN and `-0.0` constants, no NUL characters, depth 4.
         public init() {}
     }
 

@@ -3,12 +3,13 @@ import Strata
 import StrataTesting
 
 /// What the grammar may generate beyond its defaults, from the environment:
-/// `STRATA_FUZZ_NAN=1` adds NaN and -0.0 constants, `STRATA_FUZZ_NUL=1` NUL characters in
-/// strings (both known disagreements, off by default).
+/// `STRATA_FUZZ_NAN=0` leaves out NaN and -0.0 constants (in by default: both evaluators refuse
+/// NaN alike), `STRATA_FUZZ_NUL=1` adds NUL characters in strings (a known disagreement, off
+/// by default).
 let options: GeneratedPredicate.Options = {
     var options = GeneratedPredicate.Options()
     let environment = ProcessInfo.processInfo.environment
-    options.includesNaNAndNegativeZero = environment["STRATA_FUZZ_NAN"] == "1"
+    options.includesNaNAndNegativeZero = environment["STRATA_FUZZ_NAN"] != "0"
     options.includesNULCharacters = environment["STRATA_FUZZ_NUL"] == "1"
     return options
 }()

@@ -22,6 +22,9 @@ if ((${#need[@]})); then
     fi
 fi
 
+# Layers depend only downward (DESIGN.md); fails fast, before the build, when one does not.
+python3 scripts/check-layers.py
+
 swift build --build-tests
 swift test --skip-build "$@"
 Benchmarks/run.sh --quick

@@ -60,7 +60,7 @@ public final class PersistentContainer: Sendable {
     /// Each store description may name a configuration; an entity is kept in the store of the
     /// first configuration that lists it, or else in a store without configuration.
     ///
-    /// - Throws: ``StrataError`` when a store cannot be opened (see ``SQLiteStore/init(url:schema:isReadOnly:)``).
+    /// - Throws: ``StrataError`` when a store cannot be opened (see ``StoreDescription/makeStore(schema:)``).
     public init(name: String, schema: Schema, storeDescriptions: [StoreDescription]? = nil) throws {
         self.name = name
         self.schema = schema
@@ -69,11 +69,7 @@ public final class PersistentContainer: Sendable {
         var storesByEntity: [String: any PersistentStore] = [:]
         for description in descriptions {
             let storeSchema = try schema.subschema(forConfiguration: description.configuration)
-            let store: any PersistentStore =
-                switch description.kind {
-                case .sqlite(let url): try SQLiteStore(url: url, schema: storeSchema, isReadOnly: description.isReadOnly)
-                case .inMemory: try SQLiteStore(inMemoryWith: storeSchema)
-                }
+            let store = try description.makeStore(schema: storeSchema)
             stores.append(store)
             if description.configuration != nil {
                 for entity in storeSchema.entities where storesByEntity[entity.name] == nil {
@@ -89,9 +85,7 @@ public final class PersistentContainer: Sendable {
         self.stores = stores
         self.storesByEntity = storesByEntity
         let polled = zip(descriptions, stores).compactMap { description, store in
-            description.remoteChangePollingInterval.flatMap { interval in
-                (store as? SQLiteStore).map { ($0, interval) }
-            }
+            description.remoteChangePollingInterval.map { (store, $0) }
         }
         guard !polled.isEmpty else { return }
         // Other processes' commits reach the contexts that merge automatically and the streams

@@ -740,7 +740,7 @@ extension PartialRangeUpTo: FoundationPredicateRange {
 
 /// Whether a type is a collection of managed objects (a to-many relationship's value).
 private func isModelCollection(_ type: Any.Type) -> Bool {
-    func elementIsModel<S: Sequence>(_: S.Type) -> Bool { S.Element.self is ManagedObject.Type }
+    func elementIsModel<S: Sequence>(_: S.Type) -> Bool { S.Element.self is any EntityModel.Type }
     guard let sequenceType = type as? any Sequence.Type else { return false }
     return elementIsModel(sequenceType)
 }
@@ -788,7 +788,7 @@ extension PredicateExpressions.KeyPath: FoundationTranslatableExpression {
                 self, "a property of \(FoundationPredicateTranslator.describe(base))")
         }
         let rootType = type(of: keyPath).rootType
-        guard let modelType = rootType as? ManagedObject.Type else {
+        guard let modelType = rootType as? any EntityModel.Type else {
             throw FoundationPredicateTranslator.unsupported(
                 self, "it reads a property of \(rootType); only stored properties of @Entity classes can be used")
         }
@@ -808,18 +808,13 @@ extension PredicateExpressions.KeyPath: FoundationTranslatableExpression {
             entityName: modelType.entityDescription?.name ?? "\(rootType)")
     }
 
-    /// Whether the key path reads the object's own ``ManagedObject/objectID``, which names the
-    /// object itself. `@Entity` does not list `objectID` among the properties, so read the key
-    /// path on a blank instance (never inserted anywhere) and compare.
+    /// Whether the key path reads the object's own ``EntityModel/objectID``, which names the
+    /// object itself.
     private var isObjectIDKeyPath: Bool {
-        guard Output.self == ObjectID.self, let modelType = Root.Output.self as? ManagedObject.Type,
-            modelType.entityDescription != nil
-        else { return false }
-        let blank = modelType.init(_storedEntity: modelType.entity)
-        guard let typedBlank = blank as? Root.Output, let id = typedBlank[keyPath: keyPath] as? ObjectID else {
+        guard Output.self == ObjectID.self, let modelType = Root.Output.self as? any EntityModel.Type else {
             return false
         }
-        return id == blank.objectID
+        return modelType._isObjectIDKeyPath(keyPath)
     }
 
     /// `count`, `isEmpty`, `first` or `last` of a to-many relationship or a `filter` result.
@@ -1071,7 +1066,7 @@ private func relationshipCollection(
     _ sequence: any PredicateExpression, elementType: Any.Type, of expression: any PredicateExpression,
     _ translator: inout FoundationPredicateTranslator
 ) throws -> QueryExpression {
-    guard elementType is ManagedObject.Type else {
+    guard elementType is any EntityModel.Type else {
         throw FoundationPredicateTranslator.unsupported(
             expression, "closures can only run over to-many relationships, not over values of type \(elementType)")
     }

@@ -13,7 +13,7 @@ import Foundation
 /// ```
 ///
 /// Predicates are `Sendable` values: build them anywhere and pass them to any context.
-public struct FetchPredicate<Model: ManagedObject>: Sendable, Hashable {
+public struct FetchPredicate<Model: EntityModel>: Sendable, Hashable {
     /// The expression tree.
     public var tree: QueryPredicate
 

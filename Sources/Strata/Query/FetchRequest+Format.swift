@@ -45,8 +45,7 @@ extension FetchRequest {
     ///
     /// - Throws: ``StrataError/Code/unsupportedPredicate`` naming a construct Strata cannot
     ///   translate; ``StrataError/Code/unknownKey`` for a property that is not stored.
-    public init(_ predicate: Foundation.Predicate<Model>, sortDescriptors: [FetchSortDescriptor<Model>] = []) throws
-    where Model: PersistentModel {
+    public init(_ predicate: Foundation.Predicate<Model>, sortDescriptors: [FetchSortDescriptor<Model>] = []) throws {
         self.init(predicate: try FetchPredicate(predicate), sortDescriptors: sortDescriptors)
     }
 }

@@ -15,7 +15,7 @@ import Foundation
 /// Requests are `Sendable` values; build them anywhere and run them on any context. Key paths
 /// and values are checked when the request runs: an unknown key or a value of the wrong type
 /// throws ``StrataError`` before the store is touched.
-public struct FetchRequest<Model: ManagedObject>: Sendable, Hashable {
+public struct FetchRequest<Model: EntityModel>: Sendable, Hashable {
     /// The entity whose objects are fetched (the model class's entity by default).
     public var entityName: String
     /// Which objects match; all of them when `nil`.
@@ -101,42 +101,42 @@ public struct FetchRequest<Model: ManagedObject>: Sendable, Hashable {
 
 extension FetchRequest {
     /// A request for every object of the class (MHCoreDataKit's `fetchingAll()`).
-    public static func fetchingAll() -> Self where Model: PersistentModel { Self() }
+    public static func fetchingAll() -> Self { Self() }
 
     /// Objects whose `key` equals `value`.
-    public static func fetchingBy(key: String, value: any PredicateArgument) -> Self where Model: PersistentModel {
+    public static func fetchingBy(key: String, value: any PredicateArgument) -> Self {
         Self(predicate: FetchPredicate(.comparison(.keyPath(key), .equalTo, value.predicateExpression)))
     }
 
     /// Objects where every key equals its value (`AND`).
     public static func fetchingBy(pairs: [(key: String, value: any PredicateArgument)]) -> Self
-    where Model: PersistentModel {
+    {
         Self(
             predicate: FetchPredicate(
                 .and(pairs.map { .comparison(.keyPath($0.key), .equalTo, $0.value.predicateExpression) })))
     }
 
     /// Objects where every one of `keys` equals `value` (`AND`).
-    public static func fetchingBy(keys: [String], value: any PredicateArgument) -> Self where Model: PersistentModel {
+    public static func fetchingBy(keys: [String], value: any PredicateArgument) -> Self {
         Self(
             predicate: FetchPredicate(.and(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) }))
         )
     }
 
     /// Objects where at least one of `keys` equals `value` (`OR`).
-    public static func fetchingFor(keys: [String], value: any PredicateArgument) -> Self where Model: PersistentModel {
+    public static func fetchingFor(keys: [String], value: any PredicateArgument) -> Self {
         Self(
             predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) })))
     }
 
     /// Objects whose `key` equals one of `values` (`IN`).
-    public static func fetchingFor(key: String, values: [any PredicateArgument]) -> Self where Model: PersistentModel {
+    public static func fetchingFor(key: String, values: [any PredicateArgument]) -> Self {
         Self(predicate: FetchPredicate(.comparison(.keyPath(key), .in, .list(values.map(\.predicateExpression)))))
     }
 
     /// Objects where at least one of `keys` equals one of `values`.
     public static func fetchingFor(keys: [String], values: [any PredicateArgument]) -> Self
-    where Model: PersistentModel {
+    {
         let list = QueryExpression.list(values.map(\.predicateExpression))
         return Self(predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .in, list) })))
     }
@@ -153,30 +153,5 @@ extension FetchRequest {
         var copy = self
         copy.sortDescriptors += keys.map { FetchSortDescriptor(key: $0, ascending: ascending) }
         return copy
-    }
-}
-
-/// A model class with a default order, for ``FetchRequest/sortedFetchRequest``.
-///
-/// ```swift
-/// extension Movie: DefaultSortable {
-///     static var defaultSortDescriptors: [FetchSortDescriptor<Movie>] { [.ascending(\.title)] }
-/// }
-/// let all = try context.fetch(Movie.sortedFetchRequest)
-/// ```
-public protocol DefaultSortable: PersistentModel {
-    /// The order objects of this class are listed in when nothing else is asked for.
-    static var defaultSortDescriptors: [FetchSortDescriptor<Self>] { get }
-}
-
-extension DefaultSortable {
-    /// A request for every object, in the class's default order.
-    public static var sortedFetchRequest: FetchRequest<Self> {
-        FetchRequest(sortDescriptors: defaultSortDescriptors)
-    }
-
-    /// A request for the objects matching `predicate`, in the class's default order.
-    public static func sortedFetchRequest(where predicate: FetchPredicate<Self>) -> FetchRequest<Self> {
-        FetchRequest(predicate: predicate, sortDescriptors: defaultSortDescriptors)
     }
 }

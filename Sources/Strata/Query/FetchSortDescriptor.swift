@@ -39,7 +39,7 @@ public struct QuerySortDescriptor: Sendable, Hashable {
 /// let newestFirst: [FetchSortDescriptor<Movie>] = [.descending(\.releaseDate), .ascending(\.title, comparison: .localizedStandard)]
 /// let byDirector = FetchSortDescriptor<Movie>(key: "director.name")
 /// ```
-public struct FetchSortDescriptor<Model: ManagedObject>: Sendable, Hashable {
+public struct FetchSortDescriptor<Model: EntityModel>: Sendable, Hashable {
     /// The untyped descriptor that stores receive.
     public var descriptor: QuerySortDescriptor
 
@@ -77,16 +77,16 @@ enum KeyPathNames {
     /// components by the accessors its description names, each looked up in the table of the
     /// class the previous relationship leads to. A key path that names no stored property gives
     /// a name the schema does not have, which a fetch reports as ``StrataError/Code/unknownKey``.
-    static func name(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> String {
+    static func name(of keyPath: AnyKeyPath, root: any EntityModel.Type) -> String {
         if let name = root.propertyName(for: keyPath) { return name }
         let description = keyPath.debugDescription
-        var type: ManagedObject.Type? = root
+        var type: (any EntityModel.Type)? = root
         var names: [String] = []
         for component in components(of: description) {
             guard let current = type, let name = accessorNames(of: current)[component] else { return description }
             names.append(name)
             let destination = current.entity.relationship(named: name)?.destinationEntityName
-            type = destination.flatMap { name in current.relatedModelTypes.first { $0.entityDescription?.name == name }
+            type = destination.flatMap { name in current._relatedEntityModels.first { $0.entityDescription?.name == name }
             }
         }
         return names.isEmpty ? description : names.joined(separator: ".")
@@ -112,7 +112,7 @@ enum KeyPathNames {
     private static let cache = LockedBox<[ObjectIdentifier: [String: String]]>([:])
 
     /// Accessor identity → property name, for one class.
-    static func accessorNames(of type: ManagedObject.Type) -> [String: String] {
+    static func accessorNames(of type: any EntityModel.Type) -> [String: String] {
         if let names = cache.withLock({ $0[ObjectIdentifier(type)] }) { return names }
         var names: [String: String] = [:]
         for (keyPath, name) in type._keyPathNames {

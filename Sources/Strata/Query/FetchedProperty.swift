@@ -14,7 +14,7 @@ public struct FetchedProperty: Sendable, Hashable {
     /// The key of the column in result dictionaries.
     public var name: String
     /// What the store computes.
-    public var column: StoreValuesRequest.Column
+    public var column: ResultColumn
 
     /// An attribute, directly or through to-one relationships; named after its key path unless
     /// `name` is given.
@@ -23,7 +23,7 @@ public struct FetchedProperty: Sendable, Hashable {
     }
 
     /// An attribute named by a key path (`\Movie.title`).
-    public static func attribute<Model: ManagedObject, Value>(_ keyPath: KeyPath<Model, Value>, as name: String? = nil)
+    public static func attribute<Model: EntityModel, Value>(_ keyPath: KeyPath<Model, Value>, as name: String? = nil)
         -> FetchedProperty
     {
         attribute(KeyPathNames.name(of: keyPath, root: Model.self), as: name)

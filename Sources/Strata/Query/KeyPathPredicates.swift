@@ -3,42 +3,42 @@ import Foundation
 // Key-path operators: `\Movie.year > 1990 && !(\Movie.title == "Heat")`.
 
 /// The property equals the value (`==`); compare with `nil` for an empty value or relationship.
-public func == <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+public func == <Model: EntityModel, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
     -> FetchPredicate<Model>
 {
     keyPath.comparison(.equalTo, value)
 }
 
 /// The property differs from the value (`!=`); `nil` differs from every value.
-public func != <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+public func != <Model: EntityModel, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
     -> FetchPredicate<Model>
 {
     keyPath.comparison(.notEqualTo, value)
 }
 
 /// The property is less than the value; `nil` is never less or greater than anything.
-public func < <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+public func < <Model: EntityModel, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
     -> FetchPredicate<Model>
 {
     keyPath.comparison(.lessThan, value)
 }
 
 /// The property is less than or equal to the value.
-public func <= <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+public func <= <Model: EntityModel, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
     -> FetchPredicate<Model>
 {
     keyPath.comparison(.lessThanOrEqualTo, value)
 }
 
 /// The property is greater than the value.
-public func > <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+public func > <Model: EntityModel, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
     -> FetchPredicate<Model>
 {
     keyPath.comparison(.greaterThan, value)
 }
 
 /// The property is greater than or equal to the value.
-public func >= <Model: ManagedObject, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
+public func >= <Model: EntityModel, Value: PredicateArgument>(keyPath: KeyPath<Model, Value>, value: Value)
     -> FetchPredicate<Model>
 {
     keyPath.comparison(.greaterThanOrEqualTo, value)
@@ -49,7 +49,7 @@ public protocol PredicateStringValue {}
 extension String: PredicateStringValue {}
 extension Optional: PredicateStringValue where Wrapped == String {}
 
-extension KeyPath where Root: ManagedObject {
+extension KeyPath where Root: EntityModel {
     /// The dotted name of the key path (`"director.name"`).
     var predicateKey: String { KeyPathNames.name(of: self, root: Root.self) }
 
@@ -79,7 +79,7 @@ extension KeyPath where Root: ManagedObject {
     }
 }
 
-extension KeyPath where Root: ManagedObject, Value: PredicateStringValue {
+extension KeyPath where Root: EntityModel, Value: PredicateStringValue {
     /// The string equals `text` under the options (`==[cd]` with both options).
     public func equal(to text: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.equalTo, text, options: options)
@@ -117,7 +117,7 @@ extension KeyPath where Root: ManagedObject, Value: PredicateStringValue {
     }
 }
 
-extension KeyPath where Root: ManagedObject, Value: Sequence, Value.Element: ManagedObject {
+extension KeyPath where Root: EntityModel, Value: Sequence, Value.Element: EntityModel {
     /// The to-many relationship contains the object (`CONTAINS`).
     public func contains(_ object: Value.Element) -> FetchPredicate<Root> {
         FetchPredicate(.comparison(.keyPath(predicateKey), .contains, .objectID(object.objectID)))
@@ -128,7 +128,7 @@ extension KeyPath where Root: ManagedObject, Value: Sequence, Value.Element: Man
 }
 
 /// The number of objects in a to-many relationship, to compare with a number.
-public struct CollectionCount<Model: ManagedObject>: Sendable {
+public struct CollectionCount<Model: EntityModel>: Sendable {
     let key: String
 
     private func comparison(_ comparisonOperator: ComparisonOperator, _ count: Int) -> FetchPredicate<Model> {

@@ -78,14 +78,6 @@ extension ObjectID: PredicateArgument {
     /// The object with this ID.
     public var predicateExpression: QueryExpression { .objectID(self) }
 }
-extension TypedObjectID: PredicateArgument {
-    /// The object with this ID.
-    public var predicateExpression: QueryExpression { .objectID(objectID) }
-}
-extension ManagedObject: PredicateArgument {
-    /// The object, by its ID.
-    public var predicateExpression: QueryExpression { .objectID(objectID) }
-}
 extension Optional: PredicateArgument where Wrapped: PredicateArgument {
     /// The wrapped value's expression, or `nil`.
     public var predicateExpression: QueryExpression { self?.predicateExpression ?? .value(.null) }

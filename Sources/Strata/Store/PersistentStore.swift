@@ -80,6 +80,12 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///   to stop.
     func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation
 
+    /// Looks for commits of other processes and connections every `interval`, and tells the
+    /// commit observers of each with a remote ``StoreCommit``. Polling stops when the store
+    /// closes or is released; calling this again changes the interval. Stores that nobody
+    /// else can write (a private in-memory database) ignore it.
+    func startPollingForRemoteChanges(every interval: Duration)
+
     /// Closes the store; later calls throw ``StrataError/Code/storeClosed``.
     func close() throws
 }
@@ -153,13 +159,7 @@ public struct StoreFetchRequest: Sendable, Hashable {
 /// result type, `propertiesToGroupBy` and aggregate expressions.
 public struct StoreValuesRequest: Sendable, Hashable {
     /// One column of the result.
-    public enum Column: Sendable, Hashable {
-        /// An attribute, directly or through to-one relationships (`"director.name"`).
-        case property(String)
-        /// A function over the matching rows (or over each group): `count` with a `nil` key
-        /// counts rows.
-        case aggregate(AggregateFunction, String?)
-    }
+    public typealias Column = ResultColumn
 
     /// Which rows, in what order, how many.
     public var fetch: StoreFetchRequest
@@ -179,20 +179,6 @@ public struct StoreValuesRequest: Sendable, Hashable {
         self.groupBy = groupBy
         self.returnsDistinctResults = returnsDistinctResults
     }
-}
-
-/// A function that turns many values into one, computed by the store.
-public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
-    /// The number of rows (or of non-nil values, with a key).
-    case count
-    /// The sum of the values (0 for no rows); exact for decimals.
-    case sum
-    /// The average of the values (`nil` for no rows); exact for decimals, a `Double` otherwise.
-    case average
-    /// The smallest value (`nil` for no rows).
-    case min
-    /// The largest value (`nil` for no rows).
-    case max
 }
 
 /// One row a store returned: an object's committed state.

@@ -99,7 +99,7 @@ public final class SQLiteStore: PersistentStore {
     ///
     /// SQLite's `PRAGMA data_version`, read on the writer connection, changes exactly when
     /// another connection committed; this store's own saves do not move it.
-    func startPollingForRemoteChanges(every interval: Duration) {
+    public func startPollingForRemoteChanges(every interval: Duration) {
         guard url != nil else { return }  // nobody else can write a private in-memory store
         // The version to compare with is read now, so that a commit made before the task first
         // runs is not missed.

@@ -117,27 +117,6 @@ extension ObjectID {
     }
 }
 
-/// An object ID that knows the Swift type of its object.
-///
-/// ```swift
-/// let id: TypedObjectID<Movie> = movie.typedObjectID
-/// ```
-public struct TypedObjectID<Model: ManagedObject>: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The untyped ID.
-    public let objectID: ObjectID
-
-    /// Wraps an untyped ID. The caller vouches that the ID's entity is represented by `Model`.
-    public init(_ objectID: ObjectID) { self.objectID = objectID }
-
-    /// A readable rendering, for logs, messages and tools.
-    public var description: String { objectID.description }
-}
-
-extension PersistentModel {
-    /// The object's ID, typed with the object's class.
-    public var typedObjectID: TypedObjectID<Self> { TypedObjectID(objectID) }
-}
-
 /// Makes the UUIDs of temporary IDs: a random prefix drawn once per process and a counter.
 /// Unique within the process (and, with 64 random bits, across processes in practice), and far
 /// cheaper than a random UUID per new object.

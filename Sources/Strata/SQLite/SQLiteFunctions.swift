@@ -147,35 +147,8 @@ extension SQLiteFunctions {
     }
 }
 
-/// String and decimal orderings shared by sort descriptors in memory and SQLite collations.
-enum SortOrdering {
-    static func compare(_ a: String, _ b: String, _ comparison: SortComparison) -> ComparisonResult {
-        switch comparison {
-        case .standard:
-            return result(ValueComparison.compareBytes(a.utf8, b.utf8))
-        case .caseInsensitive:
-            return result(
-                ValueComparison.compareBytes(
-                    StringFolding.fold(a, .caseInsensitive).utf8, StringFolding.fold(b, .caseInsensitive).utf8))
-        case .localizedStandard:
-            let order = a.compare(b, options: [.caseInsensitive, .diacriticInsensitive, .numeric, .widthInsensitive])
-            // Strings equal under the localized comparison still need one stable order.
-            return order == .orderedSame ? result(ValueComparison.compareBytes(a.utf8, b.utf8)) : order
-        }
-    }
-
-    static func result(_ order: Int) -> ComparisonResult {
-        order < 0 ? .orderedAscending : (order > 0 ? .orderedDescending : .orderedSame)
-    }
-
-    static func compareDecimalText(_ a: String, _ b: String) -> ComparisonResult {
-        let posix = Locale(identifier: "en_US_POSIX")
-        guard let x = Decimal(string: a, locale: posix), let y = Decimal(string: b, locale: posix) else {
-            return result(ValueComparison.compareBytes(a.utf8, b.utf8))
-        }
-        return x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
-    }
-
+extension SortOrdering {
+    /// A column value as a decimal, for the exact decimal aggregates.
     static func decimal(_ value: DatabaseValue) -> Decimal? {
         switch value.storage {
         case .int64(let number): return Decimal(number)

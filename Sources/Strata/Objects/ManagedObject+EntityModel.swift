@@ -1,0 +1,21 @@
+import Foundation
+
+extension ManagedObject: EntityModel {
+    /// The classes of ``relatedModelTypes``, for the query layer.
+    public static var _relatedEntityModels: [any EntityModel.Type] { relatedModelTypes.map { $0 } }
+
+    /// Whether the key path reads the object's own ``objectID``. `@Entity` does not list
+    /// `objectID` among the properties, so the key path is read on a blank instance (never
+    /// inserted anywhere) and compared.
+    public static func _isObjectIDKeyPath(_ keyPath: AnyKeyPath) -> Bool {
+        guard type(of: keyPath).valueType == ObjectID.self, entityDescription != nil else { return false }
+        let blank = self.init(_storedEntity: entity)
+        guard let id = blank[keyPath: keyPath] as? ObjectID else { return false }
+        return id == blank.objectID
+    }
+}
+
+extension ManagedObject: PredicateArgument {
+    /// The object, by its ID.
+    public var predicateExpression: QueryExpression { .objectID(objectID) }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+extension StoreDescription {
+    /// Opens (or creates) the store the description names, holding the entities of `schema`.
+    ///
+    /// Containers call this for each of their descriptions; it is the one place that turns a
+    /// description's ``Kind`` into a store, so a new kind of store adds a case here and
+    /// touches nothing in the object layer.
+    ///
+    /// ```swift
+    /// let store = try StoreDescription.sqlite(url).makeStore(schema: schema)
+    /// ```
+    ///
+    /// - Parameter schema: The entities the store holds (the description's configuration).
+    /// - Returns: The open store.
+    /// - Throws: ``StrataError`` when the store cannot be opened (see
+    ///   ``SQLiteStore/init(url:schema:isReadOnly:)``).
+    public func makeStore(schema: Schema) throws -> any PersistentStore {
+        switch kind {
+        case .sqlite(let url): try SQLiteStore(url: url, schema: schema, isReadOnly: isReadOnly)
+        case .inMemory: try SQLiteStore(inMemoryWith: schema)
+        }
+    }
+}

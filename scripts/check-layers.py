@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Checks that the layers of Sources/Strata depend only downward (DESIGN.md, "Layers").
+
+Each folder of the Strata target is a layer. A Swift file of one layer may name the types
+declared at the top level of its own layer and of the layers listed for it below; naming a type
+of any other layer (a higher one, or a sibling such as SQLite from Objects) is an error. Comments
+and string literals are ignored. Only SQLite/ may import GRDB or SQLite's C API. Exits 1 and lists every offending file and type, 0 when clean.
+
+    scripts/check-layers.py [SOURCES_DIR]     # default: Sources/Strata next to this script
+"""
+import os
+import re
+import sys
+
+# Each layer and the layers it may use (DESIGN.md's table, bottom to top). SQLite and Objects
+# are siblings above Store: a store never names objects, and objects reach a store only through
+# the neutral protocol in Store/.
+ALLOWED = {
+    "Support": [],
+    "Schema": ["Support"],
+    "Query": ["Schema", "Support"],
+    "Store": ["Query", "Schema", "Support"],
+    "SQLite": ["Store", "Query", "Schema", "Support"],
+    "Objects": ["Store", "Query", "Schema", "Support"],
+    "Observation": ["Objects", "Store", "Query", "Schema", "Support"],
+    "Macros": ["Observation", "Objects", "Store", "Query", "Schema", "Support"],
+}
+
+# Modules only one layer may import: the SQLite layer owns every use of GRDB and SQLite's C API.
+IMPORTS_OWNED_BY = {"GRDB": "SQLite", "GRDBSQLite": "SQLite", "SQLite3": "SQLite"}
+
+IMPORT = re.compile(r"^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", re.M)
+
+DECLARATION = re.compile(
+    r"^(?:@\w+(?:\([^)]*\))?\s+)*"
+    r"(?:(?:public|internal|private|fileprivate|package|final|indirect|nonisolated|open)\s+)*"
+    r"(?:struct|class|enum|protocol|actor|typealias)\s+([A-Za-z_]\w*)",
+    re.M,
+)
+
+
+def code_only(source):
+    """The source without comments and string literals."""
+    source = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    source = re.sub(r"//[^\n]*", "", source)
+    source = re.sub(r'"""(?:.|\n)*?"""', '""', source)
+    source = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', source)
+    return source
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "Sources", "Strata")
+    problems = []
+    folders = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+    for folder in folders:
+        has_swift = any(f.endswith(".swift") for _, _, fs in os.walk(os.path.join(root, folder)) for f in fs)
+        if has_swift and folder not in ALLOWED:
+            problems.append(f"{folder}/: not a known layer; add it to ALLOWED in {os.path.basename(__file__)}")
+    owner = {}
+    files = {}
+    for layer in ALLOWED:
+        directory = os.path.join(root, layer)
+        if not os.path.isdir(directory):
+            continue
+        for base, _, names in os.walk(directory):
+            for name in sorted(names):
+                if not name.endswith(".swift"):
+                    continue
+                path = os.path.join(base, name)
+                with open(path, encoding="utf-8") as handle:
+                    code = code_only(handle.read())
+                files[(layer, os.path.relpath(path, root))] = code
+                for match in DECLARATION.finditer(code):
+                    owner.setdefault(match.group(1), layer)
+    for (layer, path), code in sorted(files.items()):
+        for module in sorted(set(IMPORT.findall(code))):
+            if module in IMPORTS_OWNED_BY and IMPORTS_OWNED_BY[module] != layer:
+                problems.append(f"{path}: imports {module}, which only {IMPORTS_OWNED_BY[module]}/ may import")
+        for name in sorted(set(re.findall(r"\b[A-Z]\w*\b", code))):
+            other = owner.get(name)
+            if other and other != layer and other not in ALLOWED[layer]:
+                problems.append(f"{path}: names {name}, declared in {other}/ ({layer}/ may use: "
+                                f"{', '.join(ALLOWED[layer]) or 'nothing'})")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"check-layers: {len(problems)} dependencies go against the layers", file=sys.stderr)
+        return 1
+    print(f"check-layers: {len(files)} files, every dependency goes downward")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,11 +18,7 @@ extension ObjectContext {
 
     /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)``.
     public func fetch(entityName: String) throws -> [ManagedObject] {
-        guard let entity = schema.entity(named: entityName) else {
-            throw StrataError(
-                .noStore, "The schema has no entity named '\(entityName)'." + didYouMean(entityName, in: schema.entities.map(\.name)),
-                entityName: entityName)
-        }
+        let entity = try schema.existingEntity(named: entityName)
         let query = ObjectQuery(
             entity: entity, predicate: nil, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, includesPendingChanges: true,
             includesSubentities: true, affectedStores: nil)
@@ -69,9 +65,7 @@ extension ObjectContext {
 
     /// The number of objects of an entity and its subentities, unsaved changes included.
     public func count(entityName: String) throws -> Int {
-        guard let entity = schema.entity(named: entityName) else {
-            throw StrataError(.noStore, "The schema has no entity named '\(entityName)'.", entityName: entityName)
-        }
+        let entity = try schema.existingEntity(named: entityName)
         var total = 0
         if let parent {
             total = try parent.count(entityName: entityName)

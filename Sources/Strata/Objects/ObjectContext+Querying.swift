@@ -121,13 +121,7 @@ extension ObjectContext {
 
     func query<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> ObjectQuery {
         mergeCollectedChanges()  // request-based fetches, counts and ID fetches start here
-        guard let entity = schema.entity(named: request.entityName) else {
-            throw StrataError(
-                .unknownKey,
-                "The schema has no entity named '\(request.entityName)'."
-                    + didYouMean(request.entityName, in: schema.entities.map(\.name)),
-                entityName: request.entityName)
-        }
+        let entity = try schema.existingEntity(named: request.entityName)
         return ObjectQuery(
             entity: entity, predicate: request.predicate?.tree,
             sortDescriptors: request.sortDescriptors.map(\.descriptor),

@@ -104,11 +104,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
     /// - Throws: The errors of ``ObjectContext/fetch(_:)-(FetchRequest<Model>)``: an unknown key,
     ///   a section key that is not an attribute, a type mismatch or a store error.
     public func performFetch() throws {
-        guard let entity = managedObjectContext.schema.entity(named: fetchRequest.entityName) else {
-            throw StrataError(
-                .unknownKey, "The schema has no entity named '\(fetchRequest.entityName)'.",
-                entityName: fetchRequest.entityName)
-        }
+        let entity = try managedObjectContext.schema.existingEntity(named: fetchRequest.entityName)
         let sorts = try PredicateResolver.resolveSorts(
             fetchRequest.sortDescriptors.map(\.descriptor), for: entity, in: managedObjectContext.schema)
         let predicate = try fetchRequest.predicate.map {

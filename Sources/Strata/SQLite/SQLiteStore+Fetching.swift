@@ -286,7 +286,7 @@ extension SQLiteStore {
     func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
         guard let entity = schema.entity(named: entityName), let layout = layout.entities[entityName] else {
             throw StrataError(
-                .noStore,
+                .unknownEntity,
                 "The store has no entity named '\(entityName)'."
                     + didYouMean(entityName, in: layout.entities.keys.sorted()),
                 entityName: entityName)

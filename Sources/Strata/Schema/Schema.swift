@@ -98,6 +98,15 @@ public final class Schema: Sendable, CustomStringConvertible {
     /// The entity named `name`.
     public func entity(named name: String) -> Entity? { entitiesByName[name] }
 
+    /// The entity named `name`, or an ``StrataError/Code/unknownEntity`` error that suggests
+    /// the closest name the schema has.
+    func existingEntity(named name: String) throws -> Entity {
+        if let entity = entitiesByName[name] { return entity }
+        throw StrataError(
+            .unknownEntity, "The schema has no entity named '\(name)'." + didYouMean(name, in: entities.map(\.name)),
+            entityName: name)
+    }
+
     /// The entity named `name`.
     public subscript(entityName name: String) -> Entity? { entitiesByName[name] }
 

@@ -141,6 +141,9 @@ extension StrataError.Code {
 
     // MARK: Objects
 
+    /// An entity name names no entity of the schema or of the store (a fetch request for
+    /// `"Moive"`, say); the message suggests the closest name when there is one.
+    public static let unknownEntity = Self(rawValue: "unknownEntity")
     /// A key names no attribute or relationship of the entity.
     public static let unknownKey = Self(rawValue: "unknownKey")
     /// A value has the wrong type for the attribute or relationship.

@@ -309,20 +309,20 @@ private struct ChangeWriter {
             let targets = try change.targets.map { try permanent($0).primaryKey ?? 0 }
             switch layout.toMany[change.relationshipNumber] {
             case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
-                guard sourceColumn == "_source" else {
+                guard sourceColumn == StoreLayout.joinSourceColumn else {
                     if let positionColumn { inverseSidePositions.append((table, positionColumn, primaryKey, targets)) }
                     continue
                 }
                 // Keep the other side's positions of the rows that stay.
                 var kept: [Int64: DatabaseValue] = [:]
                 for row in try Row.fetchAll(
-                    db, sql: "SELECT \(quoted(targetColumn)), \"_inverse_position\" FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?",
+                    db, sql: "SELECT \(quoted(targetColumn)), \(quoted(StoreLayout.joinInversePositionColumn)) FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?",
                     arguments: [primaryKey])
                 {
                     kept[row[0]] = row[1]
                 }
                 try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?", [primaryKey])
-                let insert = "INSERT INTO \(quoted(table)) (\(quoted(sourceColumn)), \(quoted(targetColumn)), \"_position\", \"_inverse_position\") VALUES (?, ?, ?, ?)"
+                let insert = "INSERT INTO \(quoted(table)) (\(quoted(sourceColumn)), \(quoted(targetColumn)), \(quoted(StoreLayout.joinPositionColumn)), \(quoted(StoreLayout.joinInversePositionColumn))) VALUES (?, ?, ?, ?)"
                 for (position, target) in targets.enumerated() {
                     let ownPosition: DatabaseValue = positionColumn == nil ? .null : Int64(position).databaseValue
                     try execute(insert, [primaryKey, target, ownPosition, kept[target] ?? .null])
@@ -338,7 +338,7 @@ private struct ChangeWriter {
             }
         }
         for (table, column, source, targets) in inverseSidePositions {
-            let sql = "UPDATE \(quoted(table)) SET \(quoted(column)) = ? WHERE \"_target\" = ? AND \"_source\" = ?"
+            let sql = "UPDATE \(quoted(table)) SET \(quoted(column)) = ? WHERE \(quoted(StoreLayout.joinTargetColumn)) = ? AND \(quoted(StoreLayout.joinSourceColumn)) = ?"
             for (position, target) in targets.enumerated() {
                 try execute(sql, [Int64(position), source, target])
             }

@@ -10,6 +10,12 @@ struct StoreLayout: Sendable {
     static let primaryKeyColumn = "_pk"
     static let entityColumn = "_entity"
     static let versionColumn = "_version"
+    /// Columns of a join table: the owning side's key, the other side's key, and each side's
+    /// position in an ordered relationship.
+    static let joinSourceColumn = "_source"
+    static let joinTargetColumn = "_target"
+    static let joinPositionColumn = "_position"
+    static let joinInversePositionColumn = "_inverse_position"
     static let metadataTable = "_strata_metadata"
     /// The storage format new stores are written in, recorded in their metadata.
     ///
@@ -207,14 +213,14 @@ struct StoreLayout: Sendable {
                 }
                 let (joinTable, owner, isOwner) = Self.joinTable(here: here, there: there)
                 let ownerEntity = String(owner.prefix(while: { $0 != "." }))
-                let positionHere = relationship.isOrdered ? (isOwner ? "_position" : "_inverse_position") : nil
+                let positionHere = relationship.isOrdered ? (isOwner ? Self.joinPositionColumn : Self.joinInversePositionColumn) : nil
                 let former = Self.joinTable(
                     here: "\(entity.name).\(relationship.name)",
                     there: inverse.map { "\(relationship.destinationEntityName).\($0.name)" })
                 if former.name != joinTable, formerJoinTableNames.insert(former.name).inserted {
                     // Keys and positions keep their side: this entity's, and the other's.
                     func side(_ isOwner: Bool) -> [String] {
-                        isOwner ? ["_source", "_target", "_position", "_inverse_position"] : ["_target", "_source", "_inverse_position", "_position"]
+                        isOwner ? [Self.joinSourceColumn, Self.joinTargetColumn, Self.joinPositionColumn, Self.joinInversePositionColumn] : [Self.joinTargetColumn, Self.joinSourceColumn, Self.joinInversePositionColumn, Self.joinPositionColumn]
                     }
                     formerJoinTables.append(
                         FormerJoinTable(
@@ -223,8 +229,8 @@ struct StoreLayout: Sendable {
                 }
                 layout.toMany.append(
                     .joinTable(
-                        table: joinTable, sourceColumn: isOwner ? "_source" : "_target",
-                        targetColumn: isOwner ? "_target" : "_source", positionColumn: positionHere))
+                        table: joinTable, sourceColumn: isOwner ? Self.joinSourceColumn : Self.joinTargetColumn,
+                        targetColumn: isOwner ? Self.joinTargetColumn : Self.joinSourceColumn, positionColumn: positionHere))
                 if joinTableNames.insert(joinTable).inserted {
                     let ownerRoot = schema.entity(named: ownerEntity)?.rootEntity.name ?? table
                     let ownerRelationship = schema.entity(named: ownerEntity)?.relationship(
@@ -232,17 +238,17 @@ struct StoreLayout: Sendable {
                     let targetRoot =
                         ownerRelationship.flatMap { schema.entity(named: $0.destinationEntityName)?.rootEntity.name }
                         ?? table
-                    joinColumnsByTable[ownerRoot, default: []].append((joinTable, "_source"))
-                    joinColumnsByTable[targetRoot, default: []].append((joinTable, "_target"))
+                    joinColumnsByTable[ownerRoot, default: []].append((joinTable, Self.joinSourceColumn))
+                    joinColumnsByTable[targetRoot, default: []].append((joinTable, Self.joinTargetColumn))
                     joinTables.append(
                         Table(
                             name: joinTable,
                             columns: [
-                                ("_source", "INTEGER NOT NULL"), ("_target", "INTEGER NOT NULL"),
-                                ("_position", "INTEGER"), ("_inverse_position", "INTEGER"),
+                                (Self.joinSourceColumn, "INTEGER NOT NULL"), (Self.joinTargetColumn, "INTEGER NOT NULL"),
+                                (Self.joinPositionColumn, "INTEGER"), (Self.joinInversePositionColumn, "INTEGER"),
                             ],
                             isJoinTable: true))
-                    for column in ["_source", "_target"] {
+                    for column in [Self.joinSourceColumn, Self.joinTargetColumn] {
                         indexes.append(
                             Index(
                                 name: "\(joinTable).\(column.dropFirst())", formerName: "\(joinTable)\(column)", table: joinTable,

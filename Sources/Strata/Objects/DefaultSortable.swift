@@ -1,6 +1,6 @@
 import Foundation
 
-/// A model class with a default order, for ``FetchRequest/sortedFetchRequest``.
+/// A model class with a default order, for ``DefaultSortable/sortedFetchRequest``.
 ///
 /// ```swift
 /// extension Movie: DefaultSortable {

@@ -6,10 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System libraries: Foundation's XML parser (Xcode model loading) needs libxml2 at run time;
-# GRDB builds against the system SQLite.
+# GRDB builds against the system SQLite; the layer check needs Python 3.
 need=()
 ldconfig -p 2>/dev/null | grep -q 'libxml2\.so\.2' || need+=(libxml2)
 [[ -f /usr/include/sqlite3.h ]] || need+=(libsqlite3-dev)
+# The layer check (scripts/check-layers.py) and its tests run Python 3.
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 if ((${#need[@]})); then
     if command -v apt-get >/dev/null 2>&1; then
         sudo_cmd=""

@@ -21,8 +21,7 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
     final class Loader {
         let context: ObjectContext
         let store: (any PersistentStore)?
-        let entityName: String
-        let fallbackEntity: Entity
+        let entity: Entity
         let keys: [Int64]
         let entityNames: [String]?
         let objects: [ManagedObject]?
@@ -37,8 +36,7 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
         ) {
             self.context = context
             self.store = store
-            self.entityName = entity.name
-            self.fallbackEntity = entity
+            self.entity = entity
             self.keys = keys
             self.entityNames = entityNames
             self.objects = objects
@@ -58,9 +56,8 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
             // The batch's objects, made in one pass (each entity resolved once), by key.
             var loaded: [Int64: ManagedObject] = [:]
             if let store {
-                let request = StoreFetchRequest(
-                    entityName: entityName, includesSubentities: true, primaryKeys: batchKeys)
-                let objects = (try? context.materialize((try? store.fetch(request)) ?? [])) ?? []
+                let plan = FetchPlan(entity: entity, primaryKeys: batchKeys)
+                let objects = (try? context.materialize((try? store.fetch(plan)) ?? [])) ?? []
                 loaded.reserveCapacity(objects.count)
                 for object in objects {
                     if let key = object.objectID.primaryKey { loaded[key] = object }
@@ -69,12 +66,12 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
             batch = range.map { position in
                 let key = keys[position]
                 if let object = loaded[key] { return object }
-                let name = entityNames?[position] ?? entityName
+                let name = entityNames?[position] ?? entity.name
                 let id = ObjectID(entityName: name, storeIdentifier: store?.identifier ?? "", primaryKey: key)
                 // A row deleted since the keys were read: a fault whose faultingError says so.
                 if let object = try? context.object(with: id) { return object }
-                let entity = context.schema.entity(named: name) ?? fallbackEntity
-                return (entity.objectType as? ManagedObject.Type ?? ManagedObject.self).init(_storedEntity: entity)
+                let rowEntity = context.schema.entity(named: name) ?? entity
+                return (rowEntity.objectType as? ManagedObject.Type ?? ManagedObject.self).init(_storedEntity: rowEntity)
             }
             batchIndex = number
         }
@@ -111,7 +108,6 @@ extension ObjectContext {
                 "\(query.entity.name) objects are not \(Model.self) objects; fetch them with FetchRequest<ManagedObject>.",
                 entityName: query.entity.name)
         }
-        _ = try query.predicate.map { try PredicateResolver.resolve($0, for: query.entity, in: schema) }
         let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : 1_000
         if usesPendingChanges(query) || parent != nil || container == nil {
             let objects = try execute(query).filter { $0 is Model }
@@ -127,7 +123,7 @@ extension ObjectContext {
                     batchSize: batchSize))
         }
         let polymorphic = query.entity.kindNames.count > 1
-        let (keys, entityNames) = try store.fetchPrimaryKeys(query.storeRequest, includingEntityNames: polymorphic)
+        let (keys, entityNames) = try store.fetchPrimaryKeys(query.plan, includingEntityNames: polymorphic)
         return BatchedFetchResults(
             loader: .init(
                 context: self, store: store, entity: query.entity, keys: keys, entityNames: entityNames, objects: nil,

@@ -31,14 +31,14 @@ extension ObjectContext {
             properties = query.entity.attributes.filter { !$0.isTransient }.map { FetchedProperty.attribute($0.name) }
         }
         let havingPredicate = request.havingPredicate
-        var fetch = query.storeRequest
+        var plan = query.plan
         if havingPredicate != nil {
             // Groups are filtered here, so the limit and offset apply afterwards.
-            fetch.fetchLimit = nil
-            fetch.fetchOffset = 0
+            plan.fetchLimit = nil
+            plan.fetchOffset = 0
         }
         let valuesRequest = StoreValuesRequest(
-            fetch: fetch, columns: properties.map(\.column), groupBy: request.propertiesToGroupBy,
+            plan: plan, columns: properties.map(\.column), groupBy: request.propertiesToGroupBy,
             returnsDistinctResults: request.returnsDistinctResults)
         var results: [[String: AttributeValue]] = []
         for store in try stores(for: query) {

@@ -185,7 +185,8 @@ extension ObjectContext {
             guard let entity = schema.entity(named: entityName) else { continue }
             let store = try self.store(forEntity: entity)
             let rows = try store.fetch(
-                StoreFetchRequest(entityName: entityName, includesSubentities: false, primaryKeys: objects.compactMap(\.objectID.primaryKey)))
+                FetchPlan(
+                    entity: entity, includesSubentities: false, primaryKeys: objects.compactMap(\.objectID.primaryKey)))
             let rowsByID = Dictionary(rows.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
             for object in objects {
                 guard let row = rowsByID[object.objectID] else {

@@ -19,10 +19,7 @@ extension ObjectContext {
     /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)``.
     public func fetch(entityName: String) throws -> [ManagedObject] {
         let entity = try schema.existingEntity(named: entityName)
-        let query = ObjectQuery(
-            entity: entity, predicate: nil, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, includesPendingChanges: true,
-            includesSubentities: true, affectedStores: nil)
-        return try execute(query)
+        return try execute(ObjectQuery(plan: FetchPlan(entity: entity), includesPendingChanges: true))
     }
 
     /// The objects with the given IDs that exist, in the order of `objectIDs`; IDs of deleted or
@@ -70,7 +67,7 @@ extension ObjectContext {
         if let parent {
             total = try parent.count(entityName: entityName)
         } else if container != nil {
-            total = try store(forEntity: entity).count(StoreFetchRequest(entityName: entity.name))
+            total = try store(forEntity: entity).count(FetchPlan(entity: entity))
         }
         total += inserted.values.filter { $0.entity.isKind(of: entity) }.count
         total -= deleted.values.filter { $0.entity.isKind(of: entity) }.count

@@ -1,48 +1,14 @@
 import Foundation
 
-/// A fetch request without its model type, as contexts run it.
+/// A fetch request without its model type, as contexts run it: the plan the store gets, and
+/// what only the context handles (unsaved changes, store selection, prefetching).
 struct ObjectQuery {
-    var entity: Entity
-    var predicate: QueryPredicate?
-    var sortDescriptors: [QuerySortDescriptor]
-    var fetchLimit: Int
-    var fetchOffset: Int
+    var plan: FetchPlan
     var includesPendingChanges: Bool
-    var includesSubentities: Bool
     var affectedStores: [String]?
     var prefetching: [String] = []
 
-    /// Whether the predicate or a sort key follows a key path into related objects, so that
-    /// changes to those objects can change the result.
-    var reachesRelatedObjects: Bool {
-        sortDescriptors.contains { $0.key.contains(".") } || (predicate.map(Self.reachesRelatedObjects) ?? false)
-    }
-
-    static func reachesRelatedObjects(_ predicate: QueryPredicate) -> Bool {
-        switch predicate {
-        case .constant: return false
-        case .and(let parts), .or(let parts): return parts.contains(where: reachesRelatedObjects)
-        case .not(let part): return reachesRelatedObjects(part)
-        case .comparison(let comparison):
-            return reachesRelatedObjects(comparison.left) || reachesRelatedObjects(comparison.right)
-        }
-    }
-
-    private static func reachesRelatedObjects(_ expression: QueryExpression) -> Bool {
-        switch expression {
-        case .value, .objectID, .evaluatedObject: return false
-        case .keyPath(let path): return path.contains(".") || path.contains("@")
-        case .list(let items): return items.contains(where: reachesRelatedObjects)
-        case .variable, .keyPathOn, .subquery: return true
-        }
-    }
-
-    var storeRequest: StoreFetchRequest {
-        StoreFetchRequest(
-            entityName: entity.name, includesSubentities: includesSubentities, predicate: predicate,
-            sortDescriptors: sortDescriptors, fetchLimit: fetchLimit > 0 ? fetchLimit : nil,
-            fetchOffset: max(0, fetchOffset))
-    }
+    var entity: Entity { plan.entity }
 }
 
 extension ObjectContext {
@@ -86,7 +52,7 @@ extension ObjectContext {
         let query = try query(for: request)
         if !usesPendingChanges(query), parent == nil, container != nil {
             var ids: [ObjectID] = []
-            for store in try stores(for: query) { ids += try store.fetchObjectIDs(query.storeRequest) }
+            for store in try stores(for: query) { ids += try store.fetchObjectIDs(query.plan) }
             return ids
         }
         return try execute(query).map(\.objectID)
@@ -98,7 +64,7 @@ extension ObjectContext {
         let query = try query(for: request)
         if !usesPendingChanges(query), parent == nil, container != nil {
             var total = 0
-            for store in try stores(for: query) { total += try store.count(query.storeRequest) }
+            for store in try stores(for: query) { total += try store.count(query.plan) }
             return total
         }
         return try execute(query).count
@@ -121,14 +87,10 @@ extension ObjectContext {
 
     func query<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> ObjectQuery {
         mergeCollectedChanges()  // request-based fetches, counts and ID fetches start here
-        let entity = try schema.existingEntity(named: request.entityName)
+        // Keys and types are checked here, once, so a bad request fails the same way on every path.
         return ObjectQuery(
-            entity: entity, predicate: request.predicate?.tree,
-            sortDescriptors: request.sortDescriptors.map(\.descriptor),
-            fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset,
-            includesPendingChanges: request.includesPendingChanges,
-            includesSubentities: request.includesSubentities, affectedStores: request.affectedStores,
-            prefetching: request.relationshipKeyPathsForPrefetching)
+            plan: try FetchPlan(request, in: schema), includesPendingChanges: request.includesPendingChanges,
+            affectedStores: request.affectedStores, prefetching: request.relationshipKeyPathsForPrefetching)
     }
 
     /// Whether unsaved changes can affect the query's result: changes to objects of the
@@ -136,7 +98,7 @@ extension ObjectContext {
     /// related objects.
     func usesPendingChanges(_ query: ObjectQuery) -> Bool {
         guard query.includesPendingChanges, hasChanges else { return false }
-        if query.reachesRelatedObjects { return true }
+        if query.plan.reachesRelatedObjects { return true }
         let table = query.entity.rootEntity.name
         func touches(_ object: ManagedObject) -> Bool { object.entity.rootEntity.name == table }
         return inserted.values.contains(where: touches) || deleted.values.contains(where: touches)
@@ -153,13 +115,11 @@ extension ObjectContext {
     /// store's candidates and this context's objects, evaluated and sorted in memory.
     func execute(_ query: ObjectQuery) throws -> [ManagedObject] {
         mergeCollectedChanges()
-        // Check keys and types first, so a bad predicate fails the same way on every path.
-        let predicate = try query.predicate.map { try PredicateResolver.resolve($0, for: query.entity, in: schema) }
-        let sorts = try PredicateResolver.resolveSorts(query.sortDescriptors, for: query.entity, in: schema)
+        let plan = query.plan
         if parent == nil, container != nil, !usesPendingChanges(query) {
             var objects: [ManagedObject] = []
             for store in try stores(for: query) {
-                objects += try materialize(try store.fetch(query.storeRequest))
+                objects += try materialize(try store.fetch(plan))
             }
             try prefetch(query.prefetching, for: objects)
             return objects
@@ -170,20 +130,20 @@ extension ObjectContext {
             if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
         }
         var wide = query
-        wide.fetchLimit = 0
-        wide.fetchOffset = 0
-        wide.sortDescriptors = []
+        wide.plan.fetchLimit = nil
+        wide.plan.fetchOffset = 0
+        wide.plan.sorts = []
         if let parent {
             // The parent judges by its own state; the child's edits may change the answer, so
             // every object of the entity is a candidate.
-            wide.predicate = nil
+            wide.plan.predicate = nil
             for source in try parent.execute(wide) { consider(adopt(source)) }
         } else if container != nil {
             // Saved objects whose related objects changed here (and were released since) can
             // only be found without the predicate.
-            if query.reachesRelatedObjects { wide.predicate = nil }
+            if plan.reachesRelatedObjects { wide.plan.predicate = nil }
             for store in try stores(for: query) {
-                for object in try materialize(try store.fetch(wide.storeRequest)) { consider(object) }
+                for object in try materialize(try store.fetch(wide.plan)) { consider(object) }
             }
         }
         if query.includesPendingChanges {
@@ -199,64 +159,28 @@ extension ObjectContext {
             let allowed = Set(try stores(for: query).map(\.identifier))
             candidates = candidates.filter { allowed.contains($0.objectID.storeIdentifier ?? allowed.first ?? "") }
         }
-        let evaluator = predicate.map(PredicateEvaluator.init)
+        let evaluator = plan.predicate.map(PredicateEvaluator.init)
         var matches = candidates.filter { object in
             if query.includesPendingChanges && object.isDeleted { return false }
-            if !query.includesSubentities && object.entity.name != query.entity.name { return false }
+            if !plan.includesSubentities && object.entity.name != plan.entity.name { return false }
             return evaluator?.evaluate(object) ?? true
         }
-        sortInMemory(&matches, by: sorts)
-        if query.fetchOffset > 0 { matches = Array(matches.dropFirst(query.fetchOffset)) }
-        if query.fetchLimit > 0 { matches = Array(matches.prefix(query.fetchLimit)) }
+        sortInMemory(&matches, by: plan.sorts)
+        if plan.fetchOffset > 0 { matches = Array(matches.dropFirst(plan.fetchOffset)) }
+        if let limit = plan.fetchLimit { matches = Array(matches.prefix(limit)) }
         try prefetch(query.prefetching, for: matches)
         return matches
     }
 
-    /// Sorts objects as the store's `ORDER BY` does: by each key (nil first when ascending),
-    /// then saved objects by primary key, then unsaved ones in insertion order.
+    /// Sorts objects as the store's `ORDER BY` does (see ``SortKey``).
     func sortInMemory(_ objects: inout [ManagedObject], by sorts: [ResolvedSort]) {
         var insertionIndex: [ObjectIdentifier: Int] = [:]
         for (index, key) in insertionOrder.enumerated() { insertionIndex[key] = index }
-        func tiebreak(_ object: ManagedObject) -> (Int, Int64) {
-            if let key = object.objectID.primaryKey { return (0, key) }
-            return (1, Int64(insertionIndex[ObjectIdentifier(object)] ?? Int.max))
-        }
         // Read every key once.
-        let keyed = objects.map { object -> (ManagedObject, [AttributeValue], (Int, Int64)) in
-            let values = sorts.map { sort -> AttributeValue in
-                guard let target = PredicateEvaluator.follow(sort.steps, from: object) else { return .null }
-                return PredicateEvaluator.attribute(sort.number, of: target)
-            }
-            return (object, values, tiebreak(object))
+        let keyed = objects.map { object in
+            (object, SortKey(of: object, by: sorts) { Int64(insertionIndex[ObjectIdentifier($0)] ?? Int.max) })
         }
-        let sorted = keyed.sorted { a, b in
-            for (index, sort) in sorts.enumerated() {
-                let order = Self.compareForSort(a.1[index], b.1[index], sort)
-                if order != 0 { return sort.ascending ? order < 0 : order > 0 }
-            }
-            return a.2 < b.2
-        }
-        objects = sorted.map(\.0)
-    }
-
-    static func compareForSort(_ a: AttributeValue, _ b: AttributeValue, _ sort: ResolvedSort) -> Int {
-        switch (a.isNull, b.isNull) {
-        case (true, true): return 0
-        case (true, false): return -1
-        case (false, true): return 1
-        default: break
-        }
-        let kind = ValueKind(sort.type)
-        if kind.isTextual, sort.comparison != .standard, let x = ValueComparison.text(a),
-            let y = ValueComparison.text(b)
-        {
-            switch SortOrdering.compare(x, y, sort.comparison) {
-            case .orderedAscending: return -1
-            case .orderedDescending: return 1
-            case .orderedSame: return 0
-            }
-        }
-        return ValueComparison.compare(a, b, as: kind) ?? 0
+        objects = keyed.sorted { SortKey.compare($0.1, $1.1, by: sorts) < 0 }.map(\.0)
     }
 
     /// Loads the named relationships of `objects` (dotted paths through to-one relationships
@@ -331,9 +255,9 @@ extension ObjectContext {
             let store = try self.store(forEntity: entity)
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<Swift.min($0 + 500, ids.count)]) }
             ) {
-                let request = StoreFetchRequest(
-                    entityName: entityName, includesSubentities: false, primaryKeys: chunk.compactMap(\.primaryKey))
-                _ = try materialize(try store.fetch(request))
+                let plan = FetchPlan(
+                    entity: entity, includesSubentities: false, primaryKeys: chunk.compactMap(\.primaryKey))
+                _ = try materialize(try store.fetch(plan))
             }
         }
     }

@@ -17,7 +17,7 @@ extension FetchedResultsController {
     /// An object that takes a new place (`index` in the new result).
     struct Insertion {
         var object: Model
-        var key: FetchedResultsSortKey
+        var key: SortKey
         var index = 0
     }
 
@@ -107,7 +107,7 @@ extension FetchedResultsController {
         } else {
             // Many changes: one merging pass instead of many array shifts.
             var objects: [Model] = []
-            var newKeys: [FetchedResultsSortKey] = []
+            var newKeys: [SortKey] = []
             objects.reserveCapacity(keys.count - removals.count + insertions.count)
             newKeys.reserveCapacity(objects.capacity)
             var nextRemoval = 0

@@ -50,8 +50,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
     public internal(set) var fetchedObjects: [Model] = []
 
     // The result's order, parallel to `fetchedObjects`; a key's tiebreak makes it unique.
-    var keys: [FetchedResultsSortKey] = []
-    var keyByObject: [ObjectIdentifier: FetchedResultsSortKey] = [:]
+    var keys: [SortKey] = []
+    var keyByObject: [ObjectIdentifier: SortKey] = [:]
     var layout = FetchedResultsLayout()
     var sorts: [ResolvedSort] = []
     var evaluator: PredicateEvaluator?
@@ -104,16 +104,12 @@ public final class FetchedResultsController<Model: ManagedObject> {
     /// - Throws: The errors of ``ObjectContext/fetch(_:)-(FetchRequest<Model>)``: an unknown key,
     ///   a section key that is not an attribute, a type mismatch or a store error.
     public func performFetch() throws {
-        let entity = try managedObjectContext.schema.existingEntity(named: fetchRequest.entityName)
-        let sorts = try PredicateResolver.resolveSorts(
-            fetchRequest.sortDescriptors.map(\.descriptor), for: entity, in: managedObjectContext.schema)
-        let predicate = try fetchRequest.predicate.map {
-            try PredicateResolver.resolve($0.tree, for: entity, in: managedObjectContext.schema)
-        }
-        let objects = try managedObjectContext.fetch(fetchRequest)
-        self.entity = entity
-        self.sorts = sorts
-        self.evaluator = predicate.map(PredicateEvaluator.init)
+        // One plan: the context fetches with it, and the controller judges changes by it.
+        let query = try managedObjectContext.query(for: fetchRequest)
+        let objects = try managedObjectContext.execute(query).compactMap { $0 as? Model }
+        self.entity = query.entity
+        self.sorts = query.plan.sorts
+        self.evaluator = query.plan.predicate.map(PredicateEvaluator.init)
         load(objects)
         if observations.isEmpty {
             observations = [
@@ -205,15 +201,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// The object's place in the order: its sort-key values, then (as the store orders ties)
     /// saved objects by primary key, then unsaved ones in insertion order.
-    func sortKey(for object: Model) -> FetchedResultsSortKey {
-        let values = sorts.map { sort -> AttributeValue in
-            guard let target = PredicateEvaluator.follow(sort.steps, from: object) else { return .null }
-            return PredicateEvaluator.attribute(sort.number, of: target)
-        }
-        if let primaryKey = object.objectID.primaryKey {
-            return FetchedResultsSortKey(values: values, rank: 0, order: primaryKey)
-        }
-        return FetchedResultsSortKey(values: values, rank: 1, order: unsavedOrder[ObjectIdentifier(object)] ?? Int64.max)
+    func sortKey(for object: Model) -> SortKey {
+        SortKey(of: object, by: sorts) { unsavedOrder[ObjectIdentifier($0)] ?? Int64.max }
     }
 
     /// Gives the unsaved objects among `objects` that have none a place in the order of unsaved
@@ -230,17 +219,12 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// -1, 0 or 1 as `a` comes before, with or after `b`.
-    func compare(_ a: FetchedResultsSortKey, _ b: FetchedResultsSortKey) -> Int {
-        for (index, sort) in sorts.enumerated() {
-            let order = ObjectContext.compareForSort(a.values[index], b.values[index], sort)
-            if order != 0 { return sort.ascending ? order : -order }
-        }
-        if a.rank != b.rank { return a.rank < b.rank ? -1 : 1 }
-        return a.order == b.order ? 0 : (a.order < b.order ? -1 : 1)
+    func compare(_ a: SortKey, _ b: SortKey) -> Int {
+        SortKey.compare(a, b, by: sorts)
     }
 
     /// Where `key` is, or would go, in `keys`.
-    func insertionPoint(of key: FetchedResultsSortKey) -> Int {
+    func insertionPoint(of key: SortKey) -> Int {
         var low = 0
         var high = keys.count
         while low < high {
@@ -251,7 +235,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// The index of `key` in `keys`, or `nil`.
-    func position(of key: FetchedResultsSortKey) -> Int? {
+    func position(of key: SortKey) -> Int? {
         let index = insertionPoint(of: key)
         return index < keys.count && compare(keys[index], key) == 0 ? index : nil
     }
@@ -262,7 +246,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
     var isSectioned: Bool { sectionNameKeyPath != nil }
 
     /// The name of the section a key belongs to.
-    func sectionName(of key: FetchedResultsSortKey) -> String {
+    func sectionName(of key: SortKey) -> String {
         guard isSectioned, let value = key.values.first else { return "" }
         switch value {
         case .null: return ""
@@ -272,10 +256,9 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// -1, 0 or 1 as the section of `a` comes before, is, or comes after that of `b`.
-    func compareSections(_ a: FetchedResultsSortKey, _ b: FetchedResultsSortKey) -> Int {
+    func compareSections(_ a: SortKey, _ b: SortKey) -> Int {
         guard isSectioned, let sort = sorts.first else { return 0 }
-        let order = ObjectContext.compareForSort(a.values[0], b.values[0], sort)
-        return sort.ascending ? order : -order
+        return sort.compare(a.values[0], b.values[0])
     }
 
     /// The sections of the current result, computed from scratch.
@@ -394,12 +377,6 @@ public final class FetchedResultsController<Model: ManagedObject> {
 extension FetchedResultsController: Sendable {}
 
 /// An object's place in a ``FetchedResultsController``'s order.
-struct FetchedResultsSortKey {
-    var values: [AttributeValue]
-    /// 0 for saved objects (ordered by primary key), 1 for unsaved ones (by insertion order).
-    var rank: Int
-    var order: Int64
-}
 
 /// The sections of a controller's result, as ranges of its flat list.
 struct FetchedResultsLayout {
@@ -407,7 +384,7 @@ struct FetchedResultsLayout {
         var name: String
         var indexTitle: String?
         /// The key of an object of the section (nil without a section key).
-        var key: FetchedResultsSortKey?
+        var key: SortKey?
         var start: Int
         var count: Int
     }

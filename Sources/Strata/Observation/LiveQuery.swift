@@ -197,10 +197,8 @@ extension PersistentContainer {
     /// The entities whose changes can change `request`'s result, or `nil` for any.
     func relevantEntities<Model: ManagedObject>(for request: FetchRequest<Model>) -> Set<String>? {
         guard let entity = schema.entity(named: request.entityName) else { return [] }
-        let reachesRelated =
-            request.sortDescriptors.contains { $0.descriptor.key.contains(".") }
-            || (request.predicate.map { ObjectQuery.reachesRelatedObjects($0.tree) } ?? false)
-        if reachesRelated { return nil }
+        // A request that does not resolve fails when it runs; until then, any change may matter.
+        guard let plan = try? FetchPlan(request, in: schema), !plan.reachesRelatedObjects else { return nil }
         return request.includesSubentities ? entity.kindNames : [entity.name]
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// The rows a request matches, in one SQL query: predicate, order, limit and offset included.
-    public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
-        guard var query = try makeQuery(request) else { return [] }
+    /// The rows a plan matches, in one SQL query: predicate, order, limit and offset included.
+    public func fetch(_ plan: FetchPlan) throws -> [StoreRow] {
+        guard var query = try makeQuery(plan) else { return [] }
         guard let table = self.layout.tables.first(where: { $0.name == query.layout.table }) else { return [] }
         let columnNames = table.columns.map(\.name)
         let sql =
@@ -43,18 +43,18 @@ extension SQLiteStore {
         }
     }
 
-    /// The IDs of the rows a request matches, in its order, without reading their values.
-    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID] {
-        let (keys, names) = try fetchPrimaryKeys(request, includingEntityNames: true)
+    /// The IDs of the rows a plan matches, in its order, without reading their values.
+    public func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID] {
+        let (keys, names) = try fetchPrimaryKeys(plan, includingEntityNames: true)
         return zip(keys, names ?? []).map { ObjectID(entityName: $1, storeIdentifier: identifier, primaryKey: $0) }
     }
 
-    /// The primary keys (and, when asked, entity names) of the rows a request matches, read
+    /// The primary keys (and, when asked, entity names) of the rows a plan matches, read
     /// without making an ID per row.
-    public func fetchPrimaryKeys(_ request: StoreFetchRequest, includingEntityNames: Bool) throws -> (
+    public func fetchPrimaryKeys(_ plan: FetchPlan, includingEntityNames: Bool) throws -> (
         keys: [Int64], entityNames: [String]?
     ) {
-        guard var query = try makeQuery(request) else { return ([], includingEntityNames ? [] : nil) }
+        guard var query = try makeQuery(plan) else { return ([], includingEntityNames ? [] : nil) }
         let sql =
             "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
             + query.sql(withOrder: true)
@@ -72,11 +72,11 @@ extension SQLiteStore {
         }
     }
 
-    /// The number of rows a request matches, counted by SQLite.
-    public func count(_ request: StoreFetchRequest) throws -> Int {
-        guard var query = try makeQuery(request) else { return 0 }
+    /// The number of rows a plan matches, counted by SQLite.
+    public func count(_ plan: FetchPlan) throws -> Int {
+        guard var query = try makeQuery(plan) else { return 0 }
         var sql = "SELECT COUNT(*)" + query.sql(withOrder: false)
-        if request.fetchLimit != nil || request.fetchOffset > 0 {
+        if plan.fetchLimit != nil || plan.fetchOffset > 0 {
             sql = "SELECT COUNT(*) FROM (SELECT 1" + query.sql(withOrder: false) + ")"
         }
         let arguments = query.arguments
@@ -133,10 +133,10 @@ extension SQLiteStore {
         var values: [DatabaseValue] { prefixArguments + compiler.arguments }
     }
 
-    /// Resolves and compiles a request, or returns `nil` when it can match nothing.
-    func makeQuery(_ request: StoreFetchRequest) throws -> CompiledQuery? {
-        let (entity, layout) = try resolve(request.entityName)
-        let kinds = request.includesSubentities ? layout.kindNames : [entity.name]
+    /// Compiles a plan, or returns `nil` when it can match nothing.
+    func makeQuery(_ plan: FetchPlan) throws -> CompiledQuery? {
+        let (entity, layout) = try resolve(plan.entityName)
+        let kinds = plan.includesSubentities ? layout.kindNames : [entity.name]
         // A table that holds one entity needs no entity test: Strata writes no other rows into
         // it, and the test costs a quarter of a plain scan (aggregates, counts). Rows another
         // program damaged are still skipped when objects are decoded.
@@ -147,23 +147,21 @@ extension SQLiteStore {
                 "t0.\(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")")
         }
         var prefix: [DatabaseValue] = []
-        if let keys = request.primaryKeys {
+        if let keys = plan.primaryKeys {
             if keys.isEmpty { return nil }
             conditions.append(
                 "t0.\(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")")
             prefix += keys.map(\.databaseValue)
         }
-        try appendMatching(request, of: entity, to: &conditions, &prefix)
+        appendMatching(plan, to: &conditions, &prefix)
         var compiler = SQLiteQueryCompiler(
             schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity)
-        if let predicate = request.predicate {
-            let resolved = try PredicateResolver.resolve(predicate, for: entity, in: schema)
-            conditions.append(compiler.compile(resolved))
+        if let predicate = plan.predicate {
+            conditions.append(compiler.compile(predicate))
         }
-        let sorts = try PredicateResolver.resolveSorts(request.sortDescriptors, for: entity, in: schema)
         var query = CompiledQuery(
-            layout: layout, compiler: compiler, conditions: conditions, prefixArguments: prefix, sorts: sorts,
-            limit: request.fetchLimit, offset: request.fetchOffset)
+            layout: layout, compiler: compiler, conditions: conditions, prefixArguments: prefix, sorts: plan.sorts,
+            limit: plan.fetchLimit, offset: plan.fetchOffset)
         query.kinds = kinds
         return query
     }
@@ -263,17 +261,9 @@ extension SQLiteStore {
 
     // MARK: Helpers
 
-    /// Adds the request's property-equality conditions, with bound values.
-    func appendMatching(
-        _ request: StoreFetchRequest, of entity: Entity, to conditions: inout [String],
-        _ arguments: inout [DatabaseValue]
-    ) throws {
-        for (name, value) in (request.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard entity.attribute(named: name) != nil || entity.relationship(named: name)?.isToMany == false else {
-                throw StrataError(
-                    .unknownKey, "\(entity.name) has no attribute or to-one relationship named '\(name)' to match on.",
-                    entityName: entity.name, propertyName: name)
-            }
+    /// Adds the plan's property-equality conditions (names the plan checked), with bound values.
+    func appendMatching(_ plan: FetchPlan, to conditions: inout [String], _ arguments: inout [DatabaseValue]) {
+        for (name, value) in (plan.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
             if value.isNull {
                 conditions.append("t0.\(quoted(name)) IS NULL")
             } else {
@@ -392,8 +382,8 @@ extension SQLiteStore {
     /// ``fetchValues(_:)``, with integer sums by SQLite's `SUM` or by ``IntegerSum``; the latter
     /// returns a `REAL` for a sum beyond `Int64`'s range.
     private func fetchValues(_ request: StoreValuesRequest, exactIntegerSums: Bool) throws -> [[AttributeValue]] {
-        guard var query = try makeQuery(request.fetch) else { return [] }
-        let (entity, _) = try resolve(request.fetch.entityName)
+        guard var query = try makeQuery(request.plan) else { return [] }
+        let entity = request.plan.entity
         var resolver = PredicateResolver(schema: schema, entity: entity)
         var expressions: [String] = []
         var types: [AttributeType] = []

@@ -14,21 +14,21 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The store's location, or `nil` for a store that lives only in memory.
     var url: URL? { get }
 
-    /// The rows of an entity (and, optionally, its subentities).
+    /// The rows a plan matches, in its order.
     ///
     /// - Throws: ``StrataError`` when the store cannot be read.
-    func fetch(_ request: StoreFetchRequest) throws -> [StoreRow]
+    func fetch(_ plan: FetchPlan) throws -> [StoreRow]
 
-    /// The number of rows a request matches (its limit and offset applied).
-    func count(_ request: StoreFetchRequest) throws -> Int
+    /// The number of rows a plan matches (its limit and offset applied).
+    func count(_ plan: FetchPlan) throws -> Int
 
-    /// The IDs of the rows a request matches, in its order.
-    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID]
+    /// The IDs of the rows a plan matches, in its order.
+    func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID]
 
-    /// The primary keys of the rows a request matches, in its order, with each row's entity
+    /// The primary keys of the rows a plan matches, in its order, with each row's entity
     /// name when `includingEntityNames` is `true` (`nil` otherwise). Batched fetches keep only
     /// these: eight bytes per row when one entity is fetched.
-    func fetchPrimaryKeys(_ request: StoreFetchRequest, includingEntityNames: Bool) throws -> (
+    func fetchPrimaryKeys(_ plan: FetchPlan, includingEntityNames: Bool) throws -> (
         keys: [Int64], entityNames: [String]?
     )
 
@@ -98,12 +98,44 @@ extension PersistentStore {
         try save(prepare())
     }
 
-    /// Derives the keys from ``fetchObjectIDs(_:)``; stores that can read keys alone override it.
+    /// Derives the keys from ``fetchObjectIDs(_:)-(FetchPlan)``; stores that can read keys alone
+    /// override it.
+    public func fetchPrimaryKeys(_ plan: FetchPlan, includingEntityNames: Bool) throws -> (
+        keys: [Int64], entityNames: [String]?
+    ) {
+        let ids = try fetchObjectIDs(plan).filter { $0.primaryKey != nil }
+        return (ids.compactMap(\.primaryKey), includingEntityNames ? ids.map(\.entityName) : nil)
+    }
+
+    /// The rows a request matches: ``fetch(_:)-(FetchPlan)`` with the request resolved against
+    /// ``schema``.
+    ///
+    /// ```swift
+    /// let rows = try store.fetch(StoreFetchRequest(entityName: "Movie", fetchLimit: 10))
+    /// ```
+    ///
+    /// - Throws: The errors of ``FetchPlan/init(_:in:)`` and of ``fetch(_:)-(FetchPlan)``.
+    public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
+        try fetch(FetchPlan(request, in: schema))
+    }
+
+    /// The number of rows a request matches: ``count(_:)-(FetchPlan)`` with the request resolved.
+    public func count(_ request: StoreFetchRequest) throws -> Int {
+        try count(FetchPlan(request, in: schema))
+    }
+
+    /// The IDs of the rows a request matches: ``fetchObjectIDs(_:)-(FetchPlan)`` with the request
+    /// resolved.
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ObjectID] {
+        try fetchObjectIDs(FetchPlan(request, in: schema))
+    }
+
+    /// The primary keys of the rows a request matches:
+    /// ``fetchPrimaryKeys(_:includingEntityNames:)-(FetchPlan,_)`` with the request resolved.
     public func fetchPrimaryKeys(_ request: StoreFetchRequest, includingEntityNames: Bool) throws -> (
         keys: [Int64], entityNames: [String]?
     ) {
-        let ids = try fetchObjectIDs(request).filter { $0.primaryKey != nil }
-        return (ids.compactMap(\.primaryKey), includingEntityNames ? ids.map(\.entityName) : nil)
+        try fetchPrimaryKeys(FetchPlan(request, in: schema), includingEntityNames: includingEntityNames)
     }
 
     /// Loads each owner's members with ``relatedObjectIDs(of:relationshipNamed:)-(ObjectID,_)``;
@@ -117,7 +149,7 @@ extension PersistentStore {
     }
 }
 
-/// What a store fetch asks for.
+/// What a store fetch asks for, by name: the unresolved form of a ``FetchPlan``.
 public struct StoreFetchRequest: Sendable, Hashable {
     /// The entity whose rows are wanted.
     public var entityName: String
@@ -157,12 +189,12 @@ public struct StoreFetchRequest: Sendable, Hashable {
 
 /// A fetch of property values and aggregates instead of objects: Core Data's dictionary
 /// result type, `propertiesToGroupBy` and aggregate expressions.
-public struct StoreValuesRequest: Sendable, Hashable {
+public struct StoreValuesRequest: Sendable {
     /// One column of the result.
     public typealias Column = ResultColumn
 
     /// Which rows, in what order, how many.
-    public var fetch: StoreFetchRequest
+    public var plan: FetchPlan
     /// The result columns.
     public var columns: [Column]
     /// Key paths to group by; each result row is one group.
@@ -172,9 +204,9 @@ public struct StoreValuesRequest: Sendable, Hashable {
 
     /// Creates a values request.
     public init(
-        fetch: StoreFetchRequest, columns: [Column], groupBy: [String] = [], returnsDistinctResults: Bool = false
+        plan: FetchPlan, columns: [Column], groupBy: [String] = [], returnsDistinctResults: Bool = false
     ) {
-        self.fetch = fetch
+        self.plan = plan
         self.columns = columns
         self.groupBy = groupBy
         self.returnsDistinctResults = returnsDistinctResults

@@ -209,7 +209,9 @@ import Testing
         let store = try #require(container.stores.first as? SQLiteStore)
         var query = try #require(
             try store.makeQuery(
-                StoreFetchRequest(entityName: "Movie", predicate: .comparison(.keyPath("title"), .equalTo, "Heat"))))
+                FetchPlan(
+                    StoreFetchRequest(entityName: "Movie", predicate: .comparison(.keyPath("title"), .equalTo, "Heat")),
+                    in: store.schema)))
         let sql = "EXPLAIN QUERY PLAN SELECT t0.\"_pk\"" + query.sql(withOrder: true)
         let arguments = query.arguments
         let plan = try store.writer.read { db in

@@ -248,6 +248,89 @@ import Testing
         #expect(nonEmpty > 200)
     }
 
+    /// The one sort key that in-memory sorting and fetched results controllers use must order
+    /// rows exactly as SQL's `ORDER BY` with its collations does: strictly increasing along every
+    /// SQL result, for random sort keys, directions and string comparisons.
+    @Test(arguments: [UInt64(5), 6])
+    func sortKeysAgreeWithSQLOrder(seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        let fixture = try Self.makeFixture(seed: seed, in: directory)
+        var generator = PredicateGenerator(random: SplitMix64(seed: seed &* 131), fixture: fixture)
+        let context = fixture.container.newBackgroundContext()
+        var checkedPairs = 0
+        for _ in 0..<300 {
+            var sorts = generator.sorts()
+            if sorts.isEmpty { sorts = [QuerySortDescriptor(key: "title", comparison: .caseInsensitive)] }
+            let request = FetchRequest<Movie>(
+                sortDescriptors: sorts.map {
+                    FetchSortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison)
+                })
+            let fromSQL = try context.fetch(request)
+            let resolved = try PredicateResolver.resolveSorts(sorts, for: Movie.entity, in: fixture.container.schema)
+            let keys = fromSQL.map { SortKey(of: $0, by: resolved) { _ in .max } }
+            for (index, (a, b)) in zip(keys, keys.dropFirst()).enumerated() {
+                checkedPairs += 1
+                #expect(
+                    SortKey.compare(a, b, by: resolved) < 0,
+                    "seed \(seed): \(fromSQL[index].title) before \(fromSQL[index + 1].title) sorted by \(sorts.map { "\($0.key) \($0.ascending) \($0.comparison)" })"
+                )
+            }
+        }
+        #expect(checkedPairs > 10_000)
+    }
+
+    /// Controllers place inserted and edited objects by the shared sort key, one change at a
+    /// time; once saved, a fresh fetch from the store must give the controller's order.
+    @Test(arguments: [UInt64(7), 8])
+    func controllersKeepTheStoreOrder(seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        let fixture = try Self.makeFixture(seed: seed, in: directory)
+        var generator = PredicateGenerator(random: SplitMix64(seed: seed &* 977), fixture: fixture)
+        var random = SplitMix64(seed: seed)
+        let context = fixture.container.newBackgroundContext()
+        var controllers: [FetchedResultsController<Movie>] = []
+        for _ in 0..<25 {
+            let sorts = generator.sorts().filter { !$0.key.contains(".") }
+            let controller = FetchedResultsController(
+                FetchRequest<Movie>(
+                    sortDescriptors: sorts.map {
+                        FetchSortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison)
+                    }), context: context)
+            try controller.performFetch()
+            controllers.append(controller)
+        }
+        let movies = try context.fetch(Movie.self)
+        for round in 0..<3 {
+            // Titles stay unique: (title, releaseDate) is a uniqueness constraint of Movie.
+            for (number, movie) in movies.enumerated() where Int.random(in: 0..<4, using: &random) == 0 {
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: movie.title = (Self.titles.randomElement(using: &random) ?? "") + " \(round).\(number)"
+                case 1: movie.year = Int16(Int.random(in: 1990...2005, using: &random))
+                case 2: movie.rating = Double(Int.random(in: 0...20, using: &random)) / 2
+                default: movie.releaseDate = nil
+                }
+            }
+            for index in 0..<5 {
+                let movie = Movie(context: context)
+                movie.title = (Self.titles.randomElement(using: &random) ?? "") + " new \(round).\(index)"
+                movie.year = Int16(Int.random(in: 1990...2005, using: &random))
+            }
+            context.processPendingChanges()
+            for controller in controllers {
+                #expect(
+                    controller.fetchedObjects.map(\.objectID) == (try context.fetch(controller.fetchRequest)).map(\.objectID),
+                    "seed \(seed) round \(round) unsaved: \(controller.fetchRequest.sortDescriptors.map(\.descriptor))")
+            }
+            try context.save()
+            let fresh = fixture.container.newBackgroundContext()
+            for controller in controllers {
+                #expect(
+                    controller.fetchedObjects.map(\.objectID) == (try fresh.fetch(controller.fetchRequest)).map(\.objectID),
+                    "seed \(seed) round \(round) saved: \(controller.fetchRequest.sortDescriptors.map(\.descriptor))")
+            }
+        }
+    }
+
     /// A fetch that includes unsaved changes (evaluated in memory) must return what the same
     /// fetch returns from the store once the changes are saved.
     @Test(arguments: [UInt64(11), 12])

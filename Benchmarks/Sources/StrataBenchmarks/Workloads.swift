@@ -285,6 +285,42 @@ func fetchInts(_ contender: Contender, in folder: URL) throws -> Int64 {
     }
 }
 
+/// W12 (issue 13's "W11"): fetch every row as an object, but read only attribute `a`. Raw SQLite
+/// and hand-written GRDB select that one column, as their users would; GRDB's Codable records
+/// decode every column, as Strata's objects do.
+func fetchIntsReadingOne(_ contender: Contender, in folder: URL) throws -> Int64 {
+    let path = folder.appendingPathComponent("w1.sqlite")
+    switch contender {
+    case .strata:
+        let container = try PersistentContainer(name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(path)])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        var total: Int64 = 0
+        for object in try context.fetch(FetchRequest<Ints>()) { total = total &+ object.a }
+        return total
+    case .raw:
+        let database = try RawDatabase(path: path.path)
+        let statement = try database.prepare("SELECT a FROM ints")
+        defer { sqlite3_finalize(statement) }
+        var values: [Int64] = []
+        while sqlite3_step(statement) == SQLITE_ROW { values.append(sqlite3_column_int64(statement, 0)) }
+        return values.reduce(0, &+)
+    case .grdbCodable:
+        let queue = try DatabaseQueue(path: path.path)
+        let records = try queue.read { db in try IntsRecord.fetchAll(db) }
+        return records.reduce(0) { $0 &+ $1.a }
+    case .grdbFast:
+        let queue = try DatabaseQueue(path: path.path)
+        let values = try queue.read { db in try Int64.fetchAll(db, sql: "SELECT a FROM ints") }
+        return values.reduce(0, &+)
+    }
+}
+
+/// The sum of attribute `a` of `count` rows as W1 writes them: 0, 10, 20, ….
+func expectedIntsFirstAttributeTotal(count: Int) -> Int64 {
+    10 * Int64(count) * Int64(count - 1) / 2
+}
+
 /// The sum of every attribute of `count` rows as W1 writes them: the values 0..<10·count.
 func expectedIntsTotal(count: Int) -> Int64 {
     let values = Int64(count) * 10

@@ -148,6 +148,17 @@ let workloads: [Workload] = [
             try expect(total, expectedIntsTotal(count: w2Count), "W2's total")
         }),
     Workload(
+        name: "W12", description: "fetch \(w2Count) such objects, reading one attribute (issue 13's W11)",
+        setup: { contender in
+            let folder = try scratchFolder()
+            try prepareInts(contender, count: w2Count, in: folder)
+            return folder
+        },
+        run: { contender, folder in
+            let total = try fetchIntsReadingOne(contender, in: folder.required())
+            try expect(total, expectedIntsFirstAttributeTotal(count: w2Count), "W12's total")
+        }),
+    Workload(
         name: "W3",
         description:
             "insert \(w3Count) movies (UUID, String, Date, Decimal, to-one director) and their \(directorCount) "

@@ -22,6 +22,9 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
         let context: ObjectContext
         let store: (any PersistentStore)?
         let entity: Entity
+        /// The fetch's plan without limit, offset or order: a batch whose keys ascend is read
+        /// as one range of primary keys under the same conditions.
+        let plan: FetchPlan?
         let keys: [Int64]
         let entityNames: [String]?
         let objects: [ManagedObject]?
@@ -30,13 +33,19 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
         var batch: [ManagedObject] = []
 
         init(
-            context: ObjectContext, store: (any PersistentStore)?, entity: Entity, keys: [Int64],
-            entityNames: [String]?,
-            objects: [ManagedObject]?, batchSize: Int
+            context: ObjectContext, store: (any PersistentStore)?, entity: Entity, plan: FetchPlan? = nil,
+            keys: [Int64], entityNames: [String]?, objects: [ManagedObject]?, batchSize: Int
         ) {
             self.context = context
             self.store = store
             self.entity = entity
+            self.plan = plan.map { plan in
+                var scan = plan
+                scan.fetchLimit = nil
+                scan.fetchOffset = 0
+                scan.sorts = []
+                return scan
+            }
             self.keys = keys
             self.entityNames = entityNames
             self.objects = objects
@@ -56,8 +65,15 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
             // The batch's objects, made in one pass (each entity resolved once), by key.
             var loaded: [Int64: ManagedObject] = [:]
             if let store {
-                let plan = FetchPlan(entity: entity, primaryKeys: batchKeys)
-                let objects = (try? context.materialize((try? store.fetch(plan)) ?? [])) ?? []
+                let rows = (try? store.fetch(batchPlan(for: batchKeys))) ?? []
+                // A range may also hold rows saved since the keys were read: keep the batch's own.
+                let wanted =
+                    rows.count == batchKeys.count
+                    ? rows
+                    : rows.filter { row in
+                        row.objectID.primaryKey.map { Self.contains(batchKeys, $0) } ?? false
+                    }
+                let objects = (try? context.materialize(wanted)) ?? []
                 loaded.reserveCapacity(objects.count)
                 for object in objects {
                     if let key = object.objectID.primaryKey { loaded[key] = object }
@@ -71,9 +87,33 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
                 // A row deleted since the keys were read: a fault whose faultingError says so.
                 if let object = try? context.object(with: id) { return object }
                 let rowEntity = context.schema.entity(named: name) ?? entity
-                return (rowEntity.objectType as? ManagedObject.Type ?? ManagedObject.self).init(_storedEntity: rowEntity)
+                return (rowEntity.objectType as? ManagedObject.Type ?? ManagedObject.self).init(
+                    _storedEntity: rowEntity)
             }
             batchIndex = number
+        }
+
+        /// The plan that reads a batch: one range scan when its keys ascend (a fetch in
+        /// primary-key order), one lookup per key otherwise.
+        private func batchPlan(for batchKeys: [Int64]) -> FetchPlan {
+            if var scan = plan, let first = batchKeys.first, let last = batchKeys.last,
+                zip(batchKeys, batchKeys.dropFirst()).allSatisfy({ $0 < $1 })
+            {
+                scan.primaryKeyRange = first...last
+                return scan
+            }
+            return FetchPlan(entity: entity, primaryKeys: batchKeys)
+        }
+
+        /// Whether `sorted`, in ascending order, holds `key`.
+        private static func contains(_ sorted: [Int64], _ key: Int64) -> Bool {
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low < sorted.count && sorted[low] == key
         }
     }
 
@@ -126,7 +166,7 @@ extension ObjectContext {
         let (keys, entityNames) = try store.fetchPrimaryKeys(query.plan, includingEntityNames: polymorphic)
         return BatchedFetchResults(
             loader: .init(
-                context: self, store: store, entity: query.entity, keys: keys, entityNames: entityNames, objects: nil,
-                batchSize: batchSize))
+                context: self, store: store, entity: query.entity, plan: query.plan, keys: keys,
+                entityNames: entityNames, objects: nil, batchSize: batchSize))
     }
 }

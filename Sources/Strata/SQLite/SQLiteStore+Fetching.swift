@@ -153,6 +153,10 @@ extension SQLiteStore {
                 "t0.\(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")")
             prefix += keys.map(\.databaseValue)
         }
+        if let range = plan.primaryKeyRange {
+            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) BETWEEN ? AND ?")
+            prefix += [range.lowerBound.databaseValue, range.upperBound.databaseValue]
+        }
         appendMatching(plan, to: &conditions, &prefix)
         var compiler = SQLiteQueryCompiler(
             schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity)

@@ -22,6 +22,9 @@ public struct FetchPlan: Sendable {
     public var includesSubentities: Bool
     /// Only rows with these primary keys, when set.
     public var primaryKeys: [Int64]?
+    /// Only rows whose primary key lies in this range, when set: how batched results read a
+    /// batch in primary-key order with one range scan instead of one lookup per key.
+    public var primaryKeyRange: ClosedRange<Int64>?
     /// Only rows whose properties equal these values, when set (see
     /// ``StoreFetchRequest/matching``); every name is an attribute or to-one relationship of
     /// ``entity``.

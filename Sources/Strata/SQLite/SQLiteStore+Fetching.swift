@@ -313,9 +313,9 @@ extension SQLiteStore {
             default: .storeError
             }
         if code == .corruptStore { corruptionDetected.withLock { $0 = true } }
-        var message = "SQLite: \(database.message ?? "\(database.resultCode)")"
-        if let sql { message += " (in: \(sql))" }
-        return StrataError(code, message, fileURL: url, underlyingError: database)
+        return StrataError(
+            code, "SQLite: \(database.message ?? "\(database.resultCode)")", fileURL: url, sql: sql ?? database.sql,
+            underlyingError: database)
     }
 }
 

@@ -61,7 +61,7 @@ extension SQLiteStore {
             throw StrataError(
                 .constraintConflict,
                 "Saving would break a uniqueness constraint (\(error.message ?? "UNIQUE constraint failed")). Nothing was saved.",
-                fileURL: url, underlyingError: error)
+                fileURL: url, sql: currentSQL ?? error.sql, underlyingError: error)
         } catch {
             throw storeError(error, sql: currentSQL)
         }

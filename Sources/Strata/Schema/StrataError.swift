@@ -47,6 +47,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public var offset: Int?
     /// The file involved, if any.
     public var fileURL: URL?
+    /// The SQL statement that failed, if any, as prepared: its values are bound parameters and
+    /// never part of the text (values can be private data).
+    public var sql: String?
     /// The individual problems, for errors that gather several (``Code/invalidSchema``,
     /// ``Code/validationFailed``).
     public var details: [StrataError]
@@ -63,6 +66,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         line: Int? = nil,
         offset: Int? = nil,
         fileURL: URL? = nil,
+        sql: String? = nil,
         details: [StrataError] = [],
         underlyingError: (any Error & Sendable)? = nil
     ) {
@@ -74,6 +78,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         self.line = line
         self.offset = offset
         self.fileURL = fileURL
+        self.sql = sql
         self.details = details
         self.underlyingError = underlyingError
     }
@@ -81,6 +86,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     /// A readable rendering, for logs, messages and tools.
     public var description: String {
         var text = "[\(code.rawValue)] \(message)"
+        if let sql { text += "\n  in SQL: \(sql)" }
         for detail in details {
             text += "\n  - " + detail.description.replacingOccurrences(of: "\n", with: "\n    ")
         }

@@ -18,6 +18,26 @@ import Testing
             toOne: description.relationships.map { toOne[$0.name] })
     }
 
+    /// A failing statement's SQL is a field of the error, not part of its message, and holds
+    /// no bound value.
+    @Test func aFailedStatementsSQLIsAFieldOfTheError() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("Movies.sqlite")
+        let store = try SQLiteStore(url: url, schema: try Self.schema())
+        // Another program drops a table the store relies on.
+        let other = try DatabaseQueue(path: url.path)
+        try other.write { db in try db.execute(sql: "DROP TABLE \"Review\"") }
+        let request = StoreFetchRequest(
+            entityName: "Review", predicate: .comparison(.keyPath("text"), .equalTo, "secret words"))
+        let error = try #require(throws: StrataError.self) { try store.fetch(request) }
+        #expect(error.code == .storeError)
+        let sql = try #require(error.sql)
+        #expect(sql.hasPrefix("SELECT") && sql.contains("\"Review\""))
+        #expect(!sql.contains("secret words"))
+        #expect(!error.message.contains("SELECT"))
+        #expect(error.description.contains(sql))
+    }
+
     @Test func savesAndFetchesRowsAcrossReopening() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file("Movies.sqlite")

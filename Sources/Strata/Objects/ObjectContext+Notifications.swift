@@ -93,6 +93,21 @@ public struct ContextChanges: Sendable, Hashable {
         self.contextName = contextName
     }
 
+    /// The saved changes of one store commit: its object IDs, author and context name, named
+    /// ``ContextNotification/Name/didSave``.
+    ///
+    /// ```swift
+    /// let observation = container.addCommitObserver { commit in
+    ///     let changes = ContextChanges(commit)
+    /// }
+    /// ```
+    public init(_ commit: StoreCommit) {
+        self.init(
+            name: .didSave, insertedObjectIDs: Set(commit.insertedObjectIDs),
+            updatedObjectIDs: Set(commit.updatedObjectIDs), deletedObjectIDs: Set(commit.deletedObjectIDs),
+            author: commit.author, contextName: commit.contextName, isRemoteChange: commit.isRemote)
+    }
+
     /// Whether no object is named (a remote change never counts as empty).
     public var isEmpty: Bool {
         !isRemoteChange && insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty
@@ -306,18 +321,14 @@ extension ObjectContext {
                 deletedObjects: deletedObjects, author: transactionAuthor, contextName: name))
     }
 
-    /// Posts `didSave` here and, as IDs, to the container's ``PersistentContainer/savedChanges()``.
+    /// Posts `didSave` to this context's observers. The container's
+    /// ``PersistentContainer/savedChanges()`` and the other contexts hear of the save from the
+    /// store's ``StoreCommit`` instead, the same value for every listener.
     func postDidSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) {
-        let notification = ContextNotification(
-            name: .didSave, insertedObjects: Set(inserted), updatedObjects: Set(updated), deletedObjects: Set(deleted),
-            author: transactionAuthor, contextName: name)
-        if observers.wants(.didSave) { observers.post(notification) }
-        guard parent == nil, let container, !notification.isEmpty else { return }
-        let wantedByStreams = container.savedChangeStreams.wants(.didSave)
-        let wantedByContexts = container.mergeInboxes.count > 0
-        guard wantedByStreams || wantedByContexts else { return }
-        let changes = notification.changes
-        if wantedByStreams { container.savedChangeStreams.post(changes) }
-        if wantedByContexts { container.mergeInboxes.post(changes, fromContext: ObjectIdentifier(self)) }
+        guard observers.wants(.didSave) else { return }
+        observers.post(
+            ContextNotification(
+                name: .didSave, insertedObjects: Set(inserted), updatedObjects: Set(updated),
+                deletedObjects: Set(deleted), author: transactionAuthor, contextName: name))
     }
 }

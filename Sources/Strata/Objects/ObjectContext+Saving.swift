@@ -116,6 +116,7 @@ extension ObjectContext {
                         var changes = StoreChangeSet()
                         changes.author = transactionAuthor
                         changes.contextName = name
+                        changes.origin = ObjectIdentifier(self)
                         lastIndex = changeSets.count
                         changeSetIndex[key] = lastIndex
                         changeSets.append((store, changes))

@@ -33,8 +33,9 @@ public final class PersistentContainer: Sendable {
     let savedChangeStreams = ChangeStreams()
     /// Contexts that merge the others' saves by themselves.
     let mergeInboxes = MergeInboxes()
-    /// The container's own observation of its stores' remote commits.
-    private let remoteChangeObservation = LockedBox<StoreObservation?>(nil)
+    /// The container's own observation of its stores' commits, which it passes on to
+    /// ``savedChanges()`` and to the contexts that merge automatically.
+    private let commitObservation = LockedBox<StoreObservation?>(nil)
 
     private struct State {
         var isClosed = false
@@ -84,20 +85,28 @@ public final class PersistentContainer: Sendable {
         }
         self.stores = stores
         self.storesByEntity = storesByEntity
-        let polled = zip(descriptions, stores).compactMap { description, store in
-            description.remoteChangePollingInterval.map { (store, $0) }
-        }
-        guard !polled.isEmpty else { return }
-        // Other processes' commits reach the contexts that merge automatically and the streams
-        // of saved changes, as a change of unknown objects.
+        // Every commit — of this process's contexts, and of other processes noticed by polling
+        // (a change of unknown objects) — reaches the streams of saved changes and the contexts
+        // that merge automatically, from the store's one commit value.
         let observation = addCommitObserver { [weak self] commit in
-            guard commit.isRemote, let self else { return }
-            let changes = ContextChanges(name: .didSave, isRemoteChange: true)
-            self.savedChangeStreams.post(changes)
-            self.mergeInboxes.post(changes, fromContext: nil)
+            guard let self,
+                commit.isRemote
+                    || !(commit.insertedObjectIDs.isEmpty && commit.updatedObjectIDs.isEmpty
+                        && commit.deletedObjectIDs.isEmpty)
+            else { return }
+            let wantedByStreams = self.savedChangeStreams.wants(.didSave)
+            let wantedByContexts = self.mergeInboxes.count > 0
+            guard wantedByStreams || wantedByContexts else { return }
+            let changes = ContextChanges(commit)
+            if wantedByStreams { self.savedChangeStreams.post(changes) }
+            if wantedByContexts { self.mergeInboxes.post(changes, fromContext: commit.origin) }
         }
-        remoteChangeObservation.withLock { $0 = observation }
-        for (store, interval) in polled { store.startPollingForRemoteChanges(every: interval) }
+        commitObservation.withLock { $0 = observation }
+        for (description, store) in zip(descriptions, stores) {
+            if let interval = description.remoteChangePollingInterval {
+                store.startPollingForRemoteChanges(every: interval)
+            }
+        }
     }
 
     /// The per-user folder where containers keep their stores by default: `$XDG_DATA_HOME` or
@@ -179,13 +188,17 @@ public final class PersistentContainer: Sendable {
             return state.isClosed
         }
         guard !wasClosed else { return }
-        remoteChangeObservation.withLock { $0 = nil }
+        commitObservation.withLock { $0 = nil }
         savedChangeStreams.finishAll()
         for store in stores { try store.close() }
     }
 
-    /// The saves of every context of this container (child contexts excepted: their saves reach
-    /// the stores through their parent), as object IDs with each save's author and context name.
+    /// Every commit of the container's stores, as object IDs with each save's author and context
+    /// name: the saves of its contexts (child contexts excepted: their saves reach the stores
+    /// through their parent), change sets saved to a store directly, and — for stores with a
+    /// ``StoreDescription/remoteChangePollingInterval`` — other processes' commits, which name no
+    /// objects. Each element is made from the store's ``StoreCommit``; a save that spans several
+    /// stores yields one element per store.
     ///
     /// The sequence ends when the container is closed.
     ///
@@ -246,17 +259,19 @@ extension Schema {
         guard let members = configurations[configuration] else {
             throw StrataError(
                 .unknownConfigurationEntity,
-                "The schema has no configuration named '\(configuration)'." + didYouMean(configuration, in: configurations.keys.sorted()))
+                "The schema has no configuration named '\(configuration)'."
+                    + didYouMean(configuration, in: configurations.keys.sorted()))
         }
-        let names = Set(members).union(members.flatMap { name in
-            var chain: [String] = []
-            var current = entity(named: name)?.superentity
-            while let parent = current {
-                chain.append(parent.name)
-                current = parent.superentity
-            }
-            return chain
-        })
+        let names = Set(members).union(
+            members.flatMap { name in
+                var chain: [String] = []
+                var current = entity(named: name)?.superentity
+                while let parent = current {
+                    chain.append(parent.name)
+                    current = parent.superentity
+                }
+                return chain
+            })
         return try Schema(entityDescriptions.filter { names.contains($0.name) }, versionIdentifier: versionIdentifier)
     }
 }

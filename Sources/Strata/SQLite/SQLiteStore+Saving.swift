@@ -50,10 +50,11 @@ extension SQLiteStore {
             }
             guard !changes.isEmpty else { return result }
             let inserted = changes.inserts.compactMap { result.permanentIDs[$0.objectID] }
-            commitObservers.notify(
-                StoreCommit(
-                    storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: changes.updates.map(\.objectID),
-                    deletedObjectIDs: changes.deletes.map(\.objectID), author: changes.author, contextName: changes.contextName))
+            var commit = StoreCommit(
+                storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: changes.updates.map(\.objectID),
+                deletedObjectIDs: changes.deletes.map(\.objectID), author: changes.author, contextName: changes.contextName)
+            commit.origin = changes.origin
+            commitObservers.notify(commit)
             return result
         } catch let error as StrataError {
             throw error

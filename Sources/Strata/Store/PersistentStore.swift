@@ -306,6 +306,9 @@ public struct StoreChangeSet: Sendable {
     public var author: String?
     /// The name of the context that saved (recorded in history).
     public var contextName: String?
+    /// The context that saved, passed on in the ``StoreCommit`` so that the container does not
+    /// hand a context its own save to merge.
+    var origin: ObjectIdentifier?
 
     /// Creates an empty change set.
     public init() {}

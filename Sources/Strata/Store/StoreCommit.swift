@@ -2,6 +2,11 @@ import Foundation
 
 /// What one save changed in a store: the objects it inserted, updated and deleted, and who
 /// saved. Stores report every commit to their observers after the transaction is durable.
+///
+/// This is the one value a commit produces: the store builds it once, and the container's
+/// commit observers, its live queries, ``PersistentContainer/savedChanges()`` and the contexts
+/// that merge other contexts' saves all read this same value (the last two as
+/// ``ContextChanges``, made from it with ``ContextChanges/init(_:)``).
 public struct StoreCommit: Sendable, Hashable {
     /// The store that committed.
     public var storeIdentifier: String
@@ -21,6 +26,8 @@ public struct StoreCommit: Sendable, Hashable {
     /// (``StoreDescription/remoteChangePollingInterval``). Its objects are unknown: the ID lists
     /// are empty, and anything in the store may have changed.
     public var isRemote: Bool
+    /// The context that saved, from ``StoreChangeSet``; `nil` for remote commits.
+    var origin: ObjectIdentifier?
 
     /// Creates a commit description.
     public init(

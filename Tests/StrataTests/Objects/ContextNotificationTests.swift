@@ -184,6 +184,49 @@ import Testing
         #expect(await iterator.next() == nil)  // closing the container ends the stream
     }
 
+    /// Saved changes come from the store's commit, one value for every listener: a change set
+    /// saved straight to the store reaches the stream and merging contexts like a context's
+    /// save, and the stream carries exactly what the store committed.
+    @Test func savedChangesAreTheStoresCommits() async throws {
+        let heatID = try savedMovie("Heat")
+        let reader = container.newBackgroundContext()
+        reader.automaticallyMergesChangesFromContainer = true
+        let heat = try #require(try reader.existingObject(with: heatID) as? Movie)
+        #expect(heat.title == "Heat")
+        let saves = container.savedChanges()
+        var commits: [StoreCommit] = []
+        let log = CommitLog()
+        let observation = container.addCommitObserver { log.append($0) }
+
+        // A save without a context (as batch requests make), straight to the store.
+        let store = try #require(container.stores.first)
+        let entity = try #require(container.schema.entity(named: "Movie"))
+        let titleNumber = try #require(entity.attributes.firstIndex { $0.name == "title" })
+        var changes = StoreChangeSet()
+        let row = try #require(
+            try store.fetch(StoreFetchRequest(entityName: "Movie", primaryKeys: heatID.primaryKey.map { [$0] })).first)
+        changes.updates = [
+            StoreChangeSet.Update(
+                objectID: heatID, expectedVersion: row.version, attributes: [titleNumber: "Heat (1995)"], toOne: [:])
+        ]
+        changes.author = "batch"
+        _ = try store.save(changes)
+        let laterID = try savedMovie("Ronin")  // a context's save after it
+
+        var iterator = saves.makeAsyncIterator()
+        let saved = try #require(await iterator.next())
+        let later = try #require(await iterator.next())
+        #expect(later.insertedObjectIDs == [laterID])
+        commits = log.all
+        #expect(commits.count == 2)
+        #expect(saved == ContextChanges(try #require(commits.first)))
+        #expect(saved.author == "batch" && saved.updatedObjectIDs == [heatID])
+        // The merging context refreshed the object before this read.
+        _ = try reader.fetch(Movie.self)
+        #expect(heat.title == "Heat (1995)")
+        observation.cancel()
+    }
+
     @Test func aSlowConsumerNeverBlocksSaves() async throws {
         let context = container.newBackgroundContext()
         let stream = context.changes(for: [.didSave])  // nobody reads it while saving

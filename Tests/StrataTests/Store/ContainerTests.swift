@@ -171,14 +171,15 @@ import Testing
         other.title = "Ronin"
         try context.save()
         #expect(commits.all.count == 3)
+        // The container keeps one observer of its own (for savedChanges() and merging).
         let store = try #require(container.stores.first as? SQLiteStore)
-        #expect(store.commitObservers.count == 0)
+        #expect(store.commitObservers.count == 1)
         do {
             let released = container.addCommitObserver { _ in }
-            #expect(store.commitObservers.count == 1)
+            #expect(store.commitObservers.count == 2)
             _ = released
         }
-        #expect(store.commitObservers.count == 0)
+        #expect(store.commitObservers.count == 1)
     }
 }
 

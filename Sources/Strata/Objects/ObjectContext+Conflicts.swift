@@ -98,8 +98,7 @@ extension ObjectContext {
         let key = ObjectIdentifier(object)
         let newValues = object._values
         let newRelationships = object._relationships
-        inserted[key] = nil
-        insertionOrder.removeAll { $0 == key }
+        unsaved.removeInsertion(of: key)
         registered[object.objectID] = nil
         object._isInserted = false
         // The saved object's instance: the one the context already holds (which then receives
@@ -142,7 +141,7 @@ extension ObjectContext {
             }
         }
         if target !== object { object.context = nil }
-        if target.hasChangedProperties { changed[ObjectIdentifier(target)] = target }
+        if target.hasChangedProperties { unsaved.recordChange(of: target) }
     }
 
     private func constraintValues(of object: ManagedObject, _ constraint: [String]) -> [String: AttributeValue]? {
@@ -196,7 +195,7 @@ extension ObjectContext {
                         continue
                     }
                     if mergePolicy == .overwrite || mergePolicy == .mergeByPropertyObjectTrump { continue }  // the store reports it
-                    changed[ObjectIdentifier(object)] = nil
+                    unsaved.removeChange(of: ObjectIdentifier(object))
                     object.revertValues()
                     continue
                 }
@@ -207,8 +206,7 @@ extension ObjectContext {
     }
 
     private func deletedWithoutStore(_ object: ManagedObject) {
-        let key = ObjectIdentifier(object)
-        deleted[key] = nil
+        unsaved.removeDeletion(of: ObjectIdentifier(object))
         registered[object.objectID] = nil
         object._isDeleted = false
         object.context = nil
@@ -216,7 +214,6 @@ extension ObjectContext {
 
     /// Merges a newer stored state into an object that changed here.
     private func merge(_ row: StoreRow, into object: ManagedObject) {
-        let key = ObjectIdentifier(object)
         let local = object._values
         let localRelationships = object._relationships
         let committed = object._committedValues ?? local
@@ -247,14 +244,14 @@ extension ObjectContext {
         case .rollback, .error:
             if wasDeleted { revive(object) }
         }
-        if object.hasChangedProperties { changed[key] = object } else { changed[key] = nil }
+        unsaved.updateChange(of: object)
     }
 
     /// Undoes a deletion: the object, and the objects its deletion cascaded to, are no longer
     /// deleted, and the objects they were removed from by nullify rules get them back.
     private func revive(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
-        guard deleted.removeValue(forKey: key) != nil else { return }
+        guard unsaved.removeDeletion(of: key) != nil else { return }
         object._isDeleted = false
         for (index, relationship) in object.entity.relationships.enumerated() {
             guard let inverse = relationship.inverseName else { continue }

@@ -203,7 +203,7 @@ extension ObjectContext {
                     object._values[index] = saved[index]
                 }
             }
-            if object.hasChangedProperties { changed[key] = object } else { changed[key] = nil }
+            unsaved.updateChange(of: object)
         case .error, .mergeByPropertyObjectTrump, .overwrite:
             refresh(object, mergeChanges: true)
         }
@@ -214,9 +214,7 @@ extension ObjectContext {
     private func forgetDeletedObject(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         registered[object.objectID] = nil
-        changed[key] = nil
-        deleted[key] = nil
-        inserted[key] = nil
+        unsaved.forget(key)
         for holder in registered.values where !holder._isFault {
             holder._relationships = holder._relationships.map { $0.removing(object) }
             holder._committedRelationships = holder._committedRelationships?.map { $0.removing(object) }
@@ -232,8 +230,61 @@ extension RelationshipValue {
     func removing(_ object: ManagedObject) -> RelationshipValue {
         switch self {
         case .toOne(let target) where target === object: .toOne(nil)
-        case .toMany(let objects) where objects.contains(where: { $0 === object }): .toMany(objects.filter { $0 !== object })
+        case .toMany(let objects) where objects.contains(where: { $0 === object }):
+            .toMany(objects.filter { $0 !== object })
         default: self
         }
+    }
+}
+
+/// The saves of other contexts that one context's live queries wait for: one inbox per context,
+/// however many queries it has, kept while any query runs.
+struct ObservedSaves {
+    private var inbox: MergeInbox?
+    private var users = 0
+
+    /// Starts collecting (or counts one more user) for the context `owner` of `container`.
+    mutating func retain(owner: ObjectIdentifier, container: PersistentContainer) {
+        if users == 0 {
+            let inbox = MergeInbox(owner: owner)
+            container.mergeInboxes.add(inbox)
+            self.inbox = inbox
+        }
+        users += 1
+    }
+
+    /// Counts one user less, and stops collecting after the last one.
+    mutating func release(container: PersistentContainer?) {
+        guard users > 0 else { return }
+        users -= 1
+        if users == 0, let inbox {
+            container?.mergeInboxes.remove(inbox)
+            self.inbox = nil
+        }
+    }
+
+    /// The saves collected since the last call.
+    func drain() -> [ContextChanges] {
+        inbox?.drain() ?? []
+    }
+}
+
+extension ObjectContext {
+    /// Starts collecting other contexts' saves for this context's live queries.
+    func retainObservedSaves() {
+        guard let container, parent == nil else { return }
+        observedSaves.retain(owner: ObjectIdentifier(self), container: container)
+    }
+
+    /// Stops collecting when the last live query ends.
+    func releaseObservedSaves() {
+        observedSaves.release(container: container)
+    }
+
+    /// Merges the saves collected for live queries, unless the context merges by itself.
+    func mergeObservedSaves() {
+        let saves = observedSaves.drain()
+        guard !automaticallyMergesChangesFromContainer else { return }
+        for changes in saves { mergeChanges(from: changes) }
     }
 }

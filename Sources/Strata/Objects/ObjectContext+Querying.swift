@@ -174,8 +174,7 @@ extension ObjectContext {
 
     /// Sorts objects as the store's `ORDER BY` does (see ``SortKey``).
     func sortInMemory(_ objects: inout [ManagedObject], by sorts: [ResolvedSort]) {
-        var insertionIndex: [ObjectIdentifier: Int] = [:]
-        for (index, key) in insertionOrder.enumerated() { insertionIndex[key] = index }
+        let insertionIndex = unsaved.insertionRanks()
         // Read every key once.
         let keyed = objects.map { object in
             (object, SortKey(of: object, by: sorts) { Int64(insertionIndex[ObjectIdentifier($0)] ?? Int.max) })

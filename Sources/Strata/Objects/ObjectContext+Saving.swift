@@ -349,11 +349,7 @@ extension ObjectContext {
     /// Forgets the inserted, changed and deleted sets (after a save, rollback or reset).
     private func clearPendingChanges() {
         observers.clearPendingChanges()
-        cascadeOrigins.removeAll()
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        deleted.removeAll()
-        changed.removeAll()
+        unsaved.removeAll()
     }
 
     /// Gives new objects their permanent IDs now, before they are saved.
@@ -421,8 +417,8 @@ extension ObjectContext {
         guard object.context === self, !object._isInserted, !object.objectID.isTemporaryID else { return }
         let key = ObjectIdentifier(object)
         guard mergeChanges else {
-            changed[key] = nil
-            deleted[key] = nil
+            unsaved.removeChange(of: key)
+            unsaved.removeDeletion(of: key)
             object._isDeleted = false
             object._values = object.entity.defaultValues
             object._relationships = object.entity.toManyFlags.map { $0 ? .toManyFault : .toOne(nil) }
@@ -447,7 +443,7 @@ extension ObjectContext {
             let local = localRelationships[index]
             if !local.isSame(as: old, ordered: true) { object._relationships[index] = local }
         }
-        if object.hasChangedProperties { changed[key] = object } else { changed[key] = nil }
+        unsaved.updateChange(of: object)
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

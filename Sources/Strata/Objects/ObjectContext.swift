@@ -38,26 +38,32 @@ public final class ObjectContext {
     /// the next save throws it.
     var pendingErrors: [StrataError] = []
     /// For each object deleted by a cascade, the object whose deletion cascaded to it.
-    var cascadeOrigins: [ObjectIdentifier: ObjectIdentifier] = [:]
 
     /// The identity map. It holds objects weakly: an object without unsaved changes lives as
     /// long as the program uses it (objects keep their context alive, not the other way round);
     /// objects with changes are also held by `inserted`, `changed` or `deleted` until saved.
     let registered = IdentityMap()
-    var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    /// The unsaved changes; changed only through its methods.
+    var unsaved = ChangeTracker()
+    /// Inserted objects, by identity.
+    var inserted: [ObjectIdentifier: ManagedObject] { unsaved.inserted }
+    /// The identities of inserted objects, in insertion order (see ``ChangeTracker``).
+    var insertionOrder: [ObjectIdentifier] { unsaved.insertionOrder }
+    /// Saved objects marked for deletion, by identity.
+    var deleted: [ObjectIdentifier: ManagedObject] { unsaved.deleted }
+    /// Saved objects that may differ from their committed state, by identity.
+    var changed: [ObjectIdentifier: ManagedObject] { unsaved.changed }
+    /// For objects deleted by a cascade rule: the object whose deletion cascaded to them.
+    var cascadeOrigins: [ObjectIdentifier: ObjectIdentifier] { unsaved.cascadeOrigins }
     /// Inserted objects in the order they were inserted, so that saves assign keys in that order.
-    var insertionOrder: [ObjectIdentifier] = []
-    var deleted: [ObjectIdentifier: ManagedObject] = [:]
-    var changed: [ObjectIdentifier: ManagedObject] = [:]
     /// Notification observers, and the changes not yet announced by `objectsDidChange`.
     let observers = ContextObservers()
     /// Saves of other contexts to merge, when ``automaticallyMergesChangesFromContainer`` is on.
     var mergeInbox: MergeInbox?
     /// Whether this is its container's ``PersistentContainer/viewContext`` (main actor).
     var isViewContext = false
-    /// Saves of other contexts collected for this context's live queries, and how many use it.
-    var observedSavesInbox: MergeInbox?
-    var observedSavesUsers = 0
+    /// Saves of other contexts collected for this context's live queries.
+    var observedSaves = ObservedSaves()
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     public init(schema: Schema) {
@@ -139,8 +145,7 @@ public final class ObjectContext {
         object._isInserted = true
         object._isDeleted = false
         registered[object.objectID] = object
-        inserted[ObjectIdentifier(object)] = object
-        insertionOrder.append(ObjectIdentifier(object))
+        unsaved.recordInsertion(of: object)
         recordInsertion(object)
         object.awakeFromInsert()
         for relationship in object._relationships {
@@ -153,8 +158,7 @@ public final class ObjectContext {
         object.context = self
         object._isInserted = true
         registered[object.objectID] = object
-        inserted[ObjectIdentifier(object)] = object
-        insertionOrder.append(ObjectIdentifier(object))
+        unsaved.recordInsertion(of: object)
         recordInsertion(object)
     }
 
@@ -170,25 +174,19 @@ public final class ObjectContext {
         guard object.context === self, !object._isDeleted else { return }
         if object._isFault { object._fireFault() }  // its version is needed to delete the row
         let key = ObjectIdentifier(object)
-        let wasInserted = inserted.removeValue(forKey: key) != nil
+        let wasInserted = unsaved.removeInsertion(of: key)
         if wasInserted {
             object._isInserted = false
-            // Forget its place too: once released, its identifier can be reused by a new object.
-            if insertionOrder.last == key {
-                insertionOrder.removeLast()
-            } else if let index = insertionOrder.lastIndex(of: key) {
-                insertionOrder.remove(at: index)
-            }
         } else {
             object._isDeleted = true
-            deleted[key] = object
+            unsaved.recordDeletion(of: object)
         }
         recordDeletion(object, wasInserted: wasInserted)
         for (index, relationship) in object.entity.relationships.enumerated() {
             switch relationship.deleteRule {
             case .cascade:
                 for related in object.relationshipValue(at: index).objects where !related._isDeleted {
-                    cascadeOrigins[ObjectIdentifier(related)] = key
+                    unsaved.recordCascade(to: ObjectIdentifier(related), from: key)
                     delete(related)
                 }
             case .nullify:
@@ -202,7 +200,7 @@ public final class ObjectContext {
         }
         if wasInserted {
             registered[object.objectID] = nil
-            changed[key] = nil
+            unsaved.removeChange(of: key)
             object.context = nil
         }
     }
@@ -279,19 +277,23 @@ public final class ObjectContext {
     /// Whether any object has unsaved changes.
     public var hasChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || changed.values.contains(where: \.isUpdated) }
 
+    /// Each inserted object's place in the insertion order, by identity: how unsaved objects
+    /// are ordered among themselves in fetch results and controllers.
+    func insertionRanks() -> [ObjectIdentifier: Int] {
+        unsaved.insertionRanks()
+    }
+
     func objectDidChange(_ object: ManagedObject) {
         // An inserted object is saved whole; its later edits matter only to observers, which
         // heard of the insertion in an earlier `objectsDidChange`.
-        if !object._isInserted { changed[ObjectIdentifier(object)] = object }
+        if !object._isInserted { unsaved.recordChange(of: object) }
         recordUpdate(object)
     }
 
     /// Called when an object's values became its committed snapshot (after a save): it is no
     /// longer inserted, and has no changes to save.
     func objectDidCommit(_ object: ManagedObject) {
-        let key = ObjectIdentifier(object)
-        inserted[key] = nil
-        changed[key] = nil
+        unsaved.objectDidCommit(ObjectIdentifier(object))
     }
 }
 

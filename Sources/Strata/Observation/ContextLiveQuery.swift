@@ -176,35 +176,3 @@ extension ObjectContext {
         }
     }
 }
-
-extension ObjectContext {
-    /// Starts collecting other contexts' saves for this context's live queries (one inbox
-    /// however many queries there are).
-    func retainObservedSaves() {
-        guard let container, parent == nil else { return }
-        if observedSavesUsers == 0 {
-            let inbox = MergeInbox(owner: ObjectIdentifier(self))
-            container.mergeInboxes.add(inbox)
-            observedSavesInbox = inbox
-        }
-        observedSavesUsers += 1
-    }
-
-    /// Stops collecting when the last live query ends.
-    func releaseObservedSaves() {
-        guard observedSavesUsers > 0 else { return }
-        observedSavesUsers -= 1
-        if observedSavesUsers == 0, let inbox = observedSavesInbox {
-            container?.mergeInboxes.remove(inbox)
-            observedSavesInbox = nil
-        }
-    }
-
-    /// Merges the saves collected for live queries, unless the context merges by itself.
-    func mergeObservedSaves() {
-        guard let inbox = observedSavesInbox else { return }
-        let saves = inbox.drain()
-        guard !automaticallyMergesChangesFromContainer else { return }
-        for changes in saves { mergeChanges(from: changes) }
-    }
-}

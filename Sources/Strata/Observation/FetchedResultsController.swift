@@ -194,9 +194,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// The context's insertion order, by object.
     func insertionRanks() -> [ObjectIdentifier: Int] {
-        var ranks: [ObjectIdentifier: Int] = [:]
-        for (index, key) in managedObjectContext.insertionOrder.enumerated() { ranks[key] = index }
-        return ranks
+        managedObjectContext.insertionRanks()
     }
 
     /// The object's place in the order: its sort-key values, then (as the store orders ties)

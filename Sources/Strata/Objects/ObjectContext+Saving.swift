@@ -37,12 +37,7 @@ extension ObjectContext {
     ///   ``StrataError/Code/noStore`` or ``StrataError/Code/storeClosed``. After an error the
     ///   stores and the context's objects are unchanged.
     public func save() throws {
-        if !pendingErrors.isEmpty {
-            let errors = pendingErrors
-            pendingErrors.removeAll()
-            throw StrataError(
-                .validationFailed, "The save was refused: " + errors.map(\.message).joined(separator: " "), details: errors)
-        }
+        try throwPendingErrors()
         processPendingChanges()
         guard hasChanges else { return }
         // Observers may still change objects; the save below includes what they change.
@@ -51,19 +46,62 @@ extension ObjectContext {
             throw StrataError(.noStore, "This context has no stores to save to; create it with a PersistentContainer.")
         }
         try container?.checkOpen()
+        var objects = objectsToSave()
+        try validateForSave(objects)
+        if let parent {
+            try pushChanges(to: parent, inserted: objects.inserted, updated: objects.updated, deleted: objects.deleted)
+            postDidSave(inserted: objects.inserted, updated: objects.updated, deleted: objects.deleted)
+            return
+        }
+        let results = try writeToStores(&objects)
+        applySaveResult(results, to: objects)
+        postDidSave(inserted: objects.inserted, updated: objects.updated, deleted: objects.deleted)
+    }
 
-        var insertedObjects = insertionOrder.compactMap { inserted[$0] }
-        var updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
-        var deletedObjects = deleted.values.sorted(by: Self.stableOrder)
+    /// The objects one save writes, in the order it writes them.
+    struct ObjectsToSave {
+        /// New objects, in insertion order.
+        var inserted: [ManagedObject]
+        /// Saved objects with changes to write, in primary-key order.
+        var updated: [ManagedObject]
+        /// Saved objects to delete, in primary-key order.
+        var deleted: [ManagedObject]
 
+        var all: [ManagedObject] { inserted + updated + deleted }
+    }
+
+    /// The context's unsaved changes, as one save writes them.
+    private func objectsToSave() -> ObjectsToSave {
+        ObjectsToSave(
+            inserted: unsaved.insertedObjects,
+            updated: changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder),
+            deleted: deleted.values.sorted(by: Self.stableOrder))
+    }
+
+    /// Throws the errors that could not be thrown where they happened (a relationship set across
+    /// contexts, say), once.
+    private func throwPendingErrors() throws {
+        guard !pendingErrors.isEmpty else { return }
+        let errors = pendingErrors
+        pendingErrors.removeAll()
+        throw StrataError(
+            .validationFailed, "The save was refused: " + errors.map(\.message).joined(separator: " "), details: errors)
+    }
+
+    /// Validates every object the save writes and checks deny delete rules; every failure is
+    /// reported in one ``StrataError/Code/validationFailed`` error, before anything is written.
+    private func validateForSave(_ objects: ObjectsToSave) throws {
         var failures: [StrataError] = []
-        for object in insertedObjects + updatedObjects {
+        for object in objects.inserted + objects.updated {
             failures += object.validationFailures()
             failures += relationshipFailures(of: object)
         }
-        for object in deletedObjects {
-            for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
-                let remaining = object.relationshipValue(at: index).objects.filter { !$0._isDeleted && $0.context === self }
+        for object in objects.deleted {
+            for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny
+            {
+                let remaining = object.relationshipValue(at: index).objects.filter {
+                    !$0._isDeleted && $0.context === self
+                }
                 guard !remaining.isEmpty else { continue }
                 failures.append(
                     StrataError(
@@ -78,133 +116,135 @@ extension ObjectContext {
                 "The save was refused: " + failures.map(\.message).joined(separator: " "), details: failures)
         }
 
-        if let parent {
-            try pushChanges(to: parent, inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
-            postDidSave(inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
-            return
+    }
+
+    /// Resolves conflicts with the stores by the merge policy, then builds one change set per
+    /// store from `objects` as they stand after the resolution (which it updates).
+    private func prepareChangeSets(
+        _ objects: inout ObjectsToSave
+    ) throws -> [(store: any PersistentStore, changes: StoreChangeSet)] {
+        if mergePolicy != .error {
+            try resolveConstraintConflicts(inserted: objects.inserted, updated: objects.updated)
+        }
+        try resolveVersionConflicts(updated: objects.updated, deleted: objects.deleted)
+        objects = objectsToSave()
+
+        // One change set per store, mutated in place: a copy per object would make a large save
+        // quadratic.
+        var changeSets: [(store: any PersistentStore, changes: StoreChangeSet)] = []
+        var changeSetIndex: [ObjectIdentifier: Int] = [:]
+        var lastEntity: Entity?
+        var lastIndex = 0
+        func add(_ object: ManagedObject, _ body: (inout StoreChangeSet) -> Void) throws {
+            if object.entity !== lastEntity {
+                let store = try self.store(forEntity: object.entity)
+                let key = ObjectIdentifier(store)
+                if let index = changeSetIndex[key] {
+                    lastIndex = index
+                } else {
+                    var changes = StoreChangeSet()
+                    changes.author = transactionAuthor
+                    changes.contextName = name
+                    changes.origin = ObjectIdentifier(self)
+                    lastIndex = changeSets.count
+                    changeSetIndex[key] = lastIndex
+                    changeSets.append((store, changes))
+                }
+                lastEntity = object.entity
+            }
+            body(&changeSets[lastIndex].changes)
+        }
+        for object in objects.inserted {
+            let insert = StoreChangeSet.Insert(
+                objectID: object.objectID, attributes: object._values,
+                toOne: object._relationships.map { value in
+                    if case .toOne(let target) = value { return target?.objectID }
+                    return nil
+                })
+            let toMany = toManyUpdates(of: object, comparedWith: nil)
+            try add(object) { changes in
+                changes.inserts.append(insert)
+                changes.toManyUpdates += toMany
+            }
+        }
+        for object in objects.updated {
+            guard let committed = object._committedValues else { continue }
+            var attributes: [Int: AttributeValue] = [:]
+            for (index, attribute) in object.entity.attributes.enumerated()
+            where !attribute.isTransient && object._values[index] != committed[index] {
+                attributes[index] = object._values[index]
+            }
+            var toOne: [Int: ObjectID?] = [:]
+            for (index, value) in object._relationships.enumerated() {
+                guard case .toOne(let target) = value else { continue }
+                if case .toOne(let old)? = object._committedRelationships?[index], old === target { continue }
+                toOne[index] = .some(target?.objectID)  // `= nil` would remove the key and lose the change
+            }
+            let toMany = toManyUpdates(of: object, comparedWith: object._committedRelationships)
+            guard !attributes.isEmpty || !toOne.isEmpty || !toMany.isEmpty else { continue }
+            let update = StoreChangeSet.Update(
+                objectID: object.objectID, expectedVersion: object._version, attributes: attributes, toOne: toOne)
+            try add(object) { changes in
+                changes.updates.append(update)
+                changes.toManyUpdates += toMany
+            }
+        }
+        for object in objects.deleted {
+            let version = object._version
+            try add(object) { $0.deletes.append((object.objectID, version)) }
         }
 
-        // Conflicts with the store, resolved by the merge policy. With .error the stores detect
-        // them (no lookups on the way), and a constraint conflict is then explained in detail.
-        // Other policies look the conflicts up and resolve them before writing. When one store
-        // takes the whole save, it runs the look-up inside its write transaction, so that no
-        // other writer can commit in between. A save that spans stores (atomic per store only,
-        // as in Core Data) looks up first, and when another writer commits in between and the
-        // first store refuses the save, it looks again and retries.
-        func prepareChangeSets() throws -> [(store: any PersistentStore, changes: StoreChangeSet)] {
-            if mergePolicy != .error {
-                try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
-            }
-            try resolveVersionConflicts(updated: updatedObjects, deleted: deletedObjects)
-            insertedObjects = insertionOrder.compactMap { inserted[$0] }
-            updatedObjects = changed.values.filter { $0.isUpdated && !$0._isDeleted }.sorted(by: Self.stableOrder)
-            deletedObjects = deleted.values.sorted(by: Self.stableOrder)
+        return changeSets
+    }
 
-            // One change set per store, mutated in place: a copy per object would make a large save
-            // quadratic.
-            var changeSets: [(store: any PersistentStore, changes: StoreChangeSet)] = []
-            var changeSetIndex: [ObjectIdentifier: Int] = [:]
-            var lastEntity: Entity?
-            var lastIndex = 0
-            func add(_ object: ManagedObject, _ body: (inout StoreChangeSet) -> Void) throws {
-                if object.entity !== lastEntity {
-                    let store = try self.store(forEntity: object.entity)
-                    let key = ObjectIdentifier(store)
-                    if let index = changeSetIndex[key] {
-                        lastIndex = index
-                    } else {
-                        var changes = StoreChangeSet()
-                        changes.author = transactionAuthor
-                        changes.contextName = name
-                        changes.origin = ObjectIdentifier(self)
-                        lastIndex = changeSets.count
-                        changeSetIndex[key] = lastIndex
-                        changeSets.append((store, changes))
-                    }
-                    lastEntity = object.entity
-                }
-                body(&changeSets[lastIndex].changes)
-            }
-            for object in insertedObjects {
-                let insert = StoreChangeSet.Insert(
-                    objectID: object.objectID, attributes: object._values,
-                    toOne: object._relationships.map { value in
-                        if case .toOne(let target) = value { return target?.objectID }
-                        return nil
-                    })
-                let toMany = toManyUpdates(of: object, comparedWith: nil)
-                try add(object) { changes in
-                    changes.inserts.append(insert)
-                    changes.toManyUpdates += toMany
-                }
-            }
-            for object in updatedObjects {
-                guard let committed = object._committedValues else { continue }
-                var attributes: [Int: AttributeValue] = [:]
-                for (index, attribute) in object.entity.attributes.enumerated()
-                where !attribute.isTransient && object._values[index] != committed[index] {
-                    attributes[index] = object._values[index]
-                }
-                var toOne: [Int: ObjectID?] = [:]
-                for (index, value) in object._relationships.enumerated() {
-                    guard case .toOne(let target) = value else { continue }
-                    if case .toOne(let old)? = object._committedRelationships?[index], old === target { continue }
-                    toOne[index] = .some(target?.objectID)  // `= nil` would remove the key and lose the change
-                }
-                let toMany = toManyUpdates(of: object, comparedWith: object._committedRelationships)
-                guard !attributes.isEmpty || !toOne.isEmpty || !toMany.isEmpty else { continue }
-                let update = StoreChangeSet.Update(
-                    objectID: object.objectID, expectedVersion: object._version, attributes: attributes, toOne: toOne)
-                try add(object) { changes in
-                    changes.updates.append(update)
-                    changes.toManyUpdates += toMany
-                }
-            }
-            for object in deletedObjects {
-                let version = object._version
-                try add(object) { $0.deletes.append((object.objectID, version)) }
-            }
-
-            return changeSets
-        }
-
-        var results = StoreSaveResult()
-        if mergePolicy != .error, let store = try onlyStore(of: insertedObjects + updatedObjects + deletedObjects) {
-            results = try store.save(preparedBy: {
-                let changeSets = try prepareChangeSets()
-                return changeSets.first?.changes ?? StoreChangeSet()
+    /// Writes the change sets to the stores, resolving conflicts by the merge policy.
+    ///
+    /// With ``MergePolicy/error`` the stores detect conflicts (no lookups on the way), and a
+    /// constraint conflict is then explained in detail. Other policies look the conflicts up and
+    /// resolve them before writing. When one store takes the whole save, it runs the look-up
+    /// inside its write transaction, so that no other writer can commit in between. A save that
+    /// spans stores (atomic per store only, as in Core Data) looks up first, and when another
+    /// writer commits in between and the first store refuses the save, it looks again and
+    /// retries.
+    private func writeToStores(_ objects: inout ObjectsToSave) throws -> StoreSaveResult {
+        if mergePolicy != .error, let store = try onlyStore(of: objects.all) {
+            return try store.save(preparedBy: {
+                try prepareChangeSets(&objects).first?.changes ?? StoreChangeSet()
             })
-        } else {
-            var attempt = 0
-            saving: while true {
-                attempt += 1
-                let changeSets = try prepareChangeSets()
-                for (number, (store, changes)) in changeSets.enumerated() {
-                    let result: StoreSaveResult
-                    do {
-                        result = try store.save(changes)
-                    } catch let error as StrataError where error.code == .constraintConflict && mergePolicy == .error {
-                        try resolveConstraintConflicts(inserted: insertedObjects, updated: updatedObjects)
-                        throw error
-                    } catch let error as StrataError
-                        where mergePolicy != .error && number == 0 && attempt < Self.maximumSaveAttempts
-                        && (error.code == .optimisticLockingFailure || error.code == .constraintConflict)
-                    {
-                        continue saving
-                    }
-                    if results.permanentIDs.isEmpty && results.versions.isEmpty {
-                        results = result  // the usual single store: no copy
-                    } else {
-                        results.permanentIDs.merge(result.permanentIDs) { _, new in new }
-                        results.versions.merge(result.versions) { _, new in new }
-                    }
-                }
-                break saving
-            }
         }
+        var results = StoreSaveResult()
+        var attempt = 0
+        saving: while true {
+            attempt += 1
+            let changeSets = try prepareChangeSets(&objects)
+            for (number, (store, changes)) in changeSets.enumerated() {
+                let result: StoreSaveResult
+                do {
+                    result = try store.save(changes)
+                } catch let error as StrataError where error.code == .constraintConflict && mergePolicy == .error {
+                    try resolveConstraintConflicts(inserted: objects.inserted, updated: objects.updated)
+                    throw error
+                } catch let error as StrataError
+                    where mergePolicy != .error && number == 0 && attempt < Self.maximumSaveAttempts
+                    && (error.code == .optimisticLockingFailure || error.code == .constraintConflict)
+                {
+                    continue saving
+                }
+                if results.permanentIDs.isEmpty && results.versions.isEmpty {
+                    results = result  // the usual single store: no copy
+                } else {
+                    results.permanentIDs.merge(result.permanentIDs) { _, new in new }
+                    results.versions.merge(result.versions) { _, new in new }
+                }
+            }
+            return results
+        }
+    }
 
-        // The stores have the changes: make them the objects' committed state.
-        for object in insertedObjects {
+    /// The stores have the changes: makes them the objects' committed state, gives new objects
+    /// their permanent IDs (here and in child contexts), and forgets deleted objects.
+    private func applySaveResult(_ results: StoreSaveResult, to objects: ObjectsToSave) {
+        for object in objects.inserted {
             guard let permanent = results.permanentIDs[object.objectID] else { continue }
             registered[object.objectID] = nil
             object.objectID = permanent
@@ -212,11 +252,11 @@ extension ObjectContext {
             object._version = results.versions[permanent] ?? 1
             object.commitValues(notifyingContext: false)  // clearPendingChanges() below
         }
-        for object in updatedObjects {
+        for object in objects.updated {
             object._version = results.versions[object.objectID] ?? object._version
             object.commitValues(notifyingContext: false)
         }
-        for object in deletedObjects {
+        for object in objects.deleted {
             registered[object.objectID] = nil
             object._isDeleted = false
             object._wasDeletedAndSaved = true
@@ -224,7 +264,6 @@ extension ObjectContext {
         }
         clearPendingChanges()
         for child in children { child.context?.adoptPermanentIDs(results.permanentIDs, versions: results.versions) }
-        postDidSave(inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
     }
 
     /// Relationships that point at objects this save cannot write: objects of another context
@@ -326,7 +365,9 @@ extension ObjectContext {
 
     /// The to-many relationships of an object whose contents changed (all non-empty ones for a
     /// new object).
-    private func toManyUpdates(of object: ManagedObject, comparedWith committed: [RelationshipValue]?) -> [StoreChangeSet.ToManyUpdate] {
+    private func toManyUpdates(of object: ManagedObject, comparedWith committed: [RelationshipValue]?)
+        -> [StoreChangeSet.ToManyUpdate]
+    {
         var updates: [StoreChangeSet.ToManyUpdate] = []
         for (index, relationship) in object.entity.relationships.enumerated() where relationship.isToMany {
             let current = object._relationships[index]
@@ -337,7 +378,8 @@ extension ObjectContext {
                 continue
             }
             updates.append(
-                StoreChangeSet.ToManyUpdate(objectID: object.objectID, relationshipNumber: index, targets: objects.map(\.objectID)))
+                StoreChangeSet.ToManyUpdate(
+                    objectID: object.objectID, relationshipNumber: index, targets: objects.map(\.objectID)))
         }
         return updates
     }
@@ -361,7 +403,8 @@ extension ObjectContext {
     /// - Throws: ``StrataError`` when the store cannot reserve keys.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         let pending = objects.filter { $0.context === self && $0._isInserted && $0.objectID.isTemporaryID }
-        for (entityName, group) in Dictionary(grouping: pending, by: { $0.entity.name }).sorted(by: { $0.key < $1.key }) {
+        for (entityName, group) in Dictionary(grouping: pending, by: { $0.entity.name }).sorted(by: { $0.key < $1.key })
+        {
             guard let entity = schema.entity(named: entityName) else { continue }
             let store = try self.store(forEntity: entity)
             let keys = try store.reservePrimaryKeys(forEntityNamed: entityName, count: group.count)

@@ -11,15 +11,20 @@ extension SQLiteStore {
             return try writer.write { db in
                 // AUTOINCREMENT keeps the highest key ever used in sqlite_sequence; moving it on
                 // reserves the keys in between.
-                let recorded = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [layout.table])
-                let highest = try Int64.fetchOne(
-                    db, sql: "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(layout.table))") ?? 0
+                let recorded = try Int64.fetchOne(
+                    db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [layout.table])
+                let highest =
+                    try Int64.fetchOne(
+                        db, sql: "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(layout.table))")
+                    ?? 0
                 let start = max(recorded ?? 0, highest)
                 let end = start + Int64(count)
                 if recorded == nil {
-                    try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [layout.table, end])
+                    try db.execute(
+                        sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [layout.table, end])
                 } else {
-                    try db.execute(sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = ?", arguments: [end, layout.table])
+                    try db.execute(
+                        sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = ?", arguments: [end, layout.table])
                 }
                 return Array((start + 1)...end)
             }
@@ -51,8 +56,10 @@ extension SQLiteStore {
             guard !changes.isEmpty else { return result }
             let inserted = changes.inserts.compactMap { result.permanentIDs[$0.objectID] }
             var commit = StoreCommit(
-                storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: changes.updates.map(\.objectID),
-                deletedObjectIDs: changes.deletes.map(\.objectID), author: changes.author, contextName: changes.contextName)
+                storeIdentifier: identifier, insertedObjectIDs: inserted,
+                updatedObjectIDs: changes.updates.map(\.objectID),
+                deletedObjectIDs: changes.deletes.map(\.objectID), author: changes.author,
+                contextName: changes.contextName)
             commit.origin = changes.origin
             commitObservers.notify(commit)
             return result
@@ -80,7 +87,8 @@ extension SQLiteStore {
     func checkNotPreparing() throws {
         guard isPreparingSave else { return }
         throw StrataError(
-            .storeError, "A store cannot be written while it prepares a save; the preparation may only read.", fileURL: url)
+            .storeError, "A store cannot be written while it prepares a save; the preparation may only read.",
+            fileURL: url)
     }
 }
 
@@ -115,7 +123,7 @@ private struct ChangeWriter {
 
     struct InsertKey: Hashable {
         var entityName: String
-        var hasReservedKey: Bool
+        var rows: Int
     }
 
     struct PreparedInsert {
@@ -125,6 +133,8 @@ private struct ChangeWriter {
         var attributeNumbers: [Int]
         /// The to-one relationship numbers bound after the attributes, in column order.
         var toOne: [(number: Int, hasEntityColumn: Bool)]
+        /// The columns of one row.
+        var columnCount: Int
     }
 
     struct UpdateKey: Hashable {
@@ -134,10 +144,9 @@ private struct ChangeWriter {
 
     /// The insert statement of an entity: fixed columns, attributes, then each to-one
     /// relationship's key column (and entity column, where its destination has subentities).
-    mutating func prepareInsert(entityName: String, hasReservedKey: Bool) throws -> PreparedInsert {
+    mutating func prepareInsert(entityName: String, rows: Int) throws -> PreparedInsert {
         let (entity, layout) = try store.resolve(entityName)
-        var columns = [StoreLayout.entityColumn, StoreLayout.versionColumn]
-        if hasReservedKey { columns.append(StoreLayout.primaryKeyColumn) }
+        var columns = [StoreLayout.entityColumn, StoreLayout.versionColumn, StoreLayout.primaryKeyColumn]
         let attributeNumbers = layout.attributeColumns.indices.filter { layout.attributeColumns[$0] != nil }
         columns += attributeNumbers.compactMap { layout.attributeColumns[$0] }
         var toOne: [(number: Int, hasEntityColumn: Bool)] = []
@@ -148,9 +157,94 @@ private struct ChangeWriter {
             if let entityColumn { columns.append(entityColumn) }
             toOne.append((number, entityColumn != nil))
         }
-        let sql = "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES ("
-            + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-        return PreparedInsert(statement: try statement(sql), entityName: entity.name, attributeNumbers: attributeNumbers, toOne: toOne)
+        let row = "(" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+        let sql =
+            "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
+        return PreparedInsert(
+            statement: try statement(sql), entityName: entity.name, attributeNumbers: attributeNumbers, toOne: toOne,
+            columnCount: columns.count)
+    }
+
+    /// The most rows one INSERT statement writes.
+    static let maximumRowsPerInsert = 64
+
+    /// Gives every new object its permanent ID: its reserved key, or the next key of its
+    /// table, never one used before (AUTOINCREMENT's sequence and the table's highest key).
+    mutating func assignKeys(to inserts: [StoreChangeSet.Insert]) throws {
+        result.permanentIDs.reserveCapacity(inserts.count)
+        result.versions.reserveCapacity(result.versions.count + inserts.count)
+        var nextKeys: [String: Int64] = [:]
+        for insert in inserts {
+            let entityName = insert.objectID.entityName
+            let key: Int64
+            if let reserved = insert.objectID.primaryKey {
+                key = reserved
+            } else {
+                let (_, layout) = try store.resolve(entityName)
+                if let next = nextKeys[layout.table] {
+                    key = next
+                } else {
+                    lastSQL = "SELECT seq FROM sqlite_sequence WHERE name = ?"
+                    let recorded = try Int64.fetchOne(
+                        db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [layout.table])
+                    let maximumSQL =
+                        "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(layout.table))"
+                    lastSQL = maximumSQL
+                    let highest = try Int64.fetchOne(db, sql: maximumSQL) ?? 0
+                    key = Swift.max(recorded ?? 0, highest) + 1
+                }
+                nextKeys[layout.table] = key + 1
+            }
+            let objectID = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key)
+            result.permanentIDs[insert.objectID] = objectID
+            result.versions[objectID] = 1
+        }
+    }
+
+    /// The INSERT of `rows` rows of an entity, prepared once per entity and row count.
+    mutating func preparedInsert(entityName: String, rows: Int) throws -> PreparedInsert {
+        let key = InsertKey(entityName: entityName, rows: rows)
+        if let cached = insertStatements[key] { return cached }
+        let prepared = try prepareInsert(entityName: entityName, rows: rows)
+        insertStatements[key] = prepared
+        return prepared
+    }
+
+    /// Writes the rows of consecutive new objects of one entity with one statement; their keys
+    /// were assigned by ``assignKeys(to:)``.
+    mutating func insertRows(_ inserts: ArraySlice<StoreChangeSet.Insert>) throws {
+        guard let first = inserts.first else { return }
+        let prepared = try preparedInsert(entityName: first.objectID.entityName, rows: inserts.count)
+        let statement = prepared.statement
+        lastSQL = statement.sql
+        var index: Int32 = 1
+        for insert in inserts {
+            try statement.bind(prepared.entityName, at: index)
+            try statement.bind(Int64(1), at: index + 1)
+            try statement.bind(try permanent(insert.objectID).primaryKey ?? 0, at: index + 2)
+            index += 3
+            for number in prepared.attributeNumbers {
+                try statement.bind(number < insert.attributes.count ? insert.attributes[number] : .null, at: index)
+                index += 1
+            }
+            for (number, hasEntityColumn) in prepared.toOne {
+                var targetKey: Int64?
+                var targetEntity: String?
+                if number < insert.toOne.count, let target = insert.toOne[number] {
+                    let targetID = try permanent(target)
+                    targetKey = targetID.primaryKey
+                    targetEntity = targetID.entityName
+                }
+                try statement.bind(targetKey.map { .integer($0) } ?? .null, at: index)
+                index += 1
+                if hasEntityColumn {
+                    try statement.bind(targetEntity.map { .string($0) } ?? .null, at: index)
+                    index += 1
+                }
+            }
+        }
+        try statement.execute()
     }
 
     /// A cached statement for `sql`, ready to bind.
@@ -173,7 +267,8 @@ private struct ChangeWriter {
             let (entity, layout) = try store.resolve(objectID.entityName)
             guard let primaryKey = objectID.primaryKey else { continue }
             let delete = try statement(
-                "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?")
+                "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
+            )
             try delete.bind(primaryKey, at: 1)
             try delete.bind(expectedVersion, at: 2)
             try delete.execute()
@@ -192,7 +287,9 @@ private struct ChangeWriter {
             guard let primaryKey = update.objectID.primaryKey else { continue }
             var assignments: [(column: String, value: AttributeValue)] = []
             for (number, value) in update.attributes.sorted(by: { $0.key < $1.key }) {
-                guard number < layout.attributeColumns.count, let column = layout.attributeColumns[number] else { continue }
+                guard number < layout.attributeColumns.count, let column = layout.attributeColumns[number] else {
+                    continue
+                }
                 assignments.append((column, value))
             }
             for (number, target) in update.toOne.sorted(by: { $0.key < $1.key }) {
@@ -212,8 +309,11 @@ private struct ChangeWriter {
             if let cached = updateSQL[key] {
                 sql = cached
             } else {
-                sql = "UPDATE \(quoted(layout.table)) SET "
-                    + (columns.map { "\(quoted($0)) = ?" } + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
+                sql =
+                    "UPDATE \(quoted(layout.table)) SET "
+                    + (columns.map { "\(quoted($0)) = ?" } + [
+                        "\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"
+                    ])
                     .joined(separator: ", ")
                     + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
                 updateSQL[key] = sql
@@ -226,62 +326,31 @@ private struct ChangeWriter {
             try statement.bind(update.expectedVersion, at: Int32(assignments.count + 2))
             try statement.execute()
             guard db.changesCount == 1 else {
-                throw lockingFailure(update.objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
+                throw lockingFailure(
+                    update.objectID, entity: entity.name, deleted: try rowVersion(layout, primaryKey) == nil)
             }
             result.versions[update.objectID] = update.expectedVersion + 1
         }
-        // 3. Rows of new objects with their to-one references, except references to new
-        //    objects that get their keys later in this loop (written in step 4). Objects whose
-        //    permanent IDs were obtained early use their reserved keys. One prepared statement
-        //    per entity, with the values bound straight from the objects' value arrays.
-        result.permanentIDs.reserveCapacity(changes.inserts.count)
-        result.versions.reserveCapacity(result.versions.count + changes.inserts.count)
-        for insert in changes.inserts {
-            let reserved = insert.objectID.primaryKey
-            let key = InsertKey(entityName: insert.objectID.entityName, hasReservedKey: reserved != nil)
-            let prepared: PreparedInsert
-            if let cached = insertStatements[key] {
-                prepared = cached
-            } else {
-                prepared = try prepareInsert(entityName: insert.objectID.entityName, hasReservedKey: reserved != nil)
-                insertStatements[key] = prepared
+        // 3. Rows of new objects with their to-one references. Every new object gets its key
+        //    first (a key reserved when its permanent ID was obtained early, or the next of its
+        //    table's AUTOINCREMENT sequence), so that references between new objects are
+        //    written with the rows. Consecutive objects of one entity share one multi-row
+        //    INSERT: the statement's fixed cost and AUTOINCREMENT's bookkeeping in
+        //    sqlite_sequence are paid once per run instead of once per row.
+        try assignKeys(to: changes.inserts)
+        var runStart = changes.inserts.startIndex
+        while runStart < changes.inserts.endIndex {
+            let entityName = changes.inserts[runStart].objectID.entityName
+            let prepared = try preparedInsert(entityName: entityName, rows: 1)
+            let limit = Swift.max(1, Swift.min(Self.maximumRowsPerInsert, 30_000 / prepared.columnCount))
+            var runEnd = runStart + 1
+            while runEnd < changes.inserts.endIndex, runEnd - runStart < limit,
+                changes.inserts[runEnd].objectID.entityName == entityName
+            {
+                runEnd += 1
             }
-            let statement = prepared.statement
-            let entityName = prepared.entityName
-            lastSQL = statement.sql
-            try statement.bind(entityName, at: 1)
-            try statement.bind(Int64(1), at: 2)
-            var index: Int32 = 3
-            if let reserved {
-                try statement.bind(reserved, at: index)
-                index += 1
-            }
-            for number in prepared.attributeNumbers {
-                try statement.bind(number < insert.attributes.count ? insert.attributes[number] : .null, at: index)
-                index += 1
-            }
-            for (number, hasEntityColumn) in prepared.toOne {
-                var targetKey: Int64?
-                var targetEntity: String?
-                if number < insert.toOne.count, let target = insert.toOne[number] {
-                    if let key = target.primaryKey ?? result.permanentIDs[target]?.primaryKey {
-                        targetKey = key
-                        targetEntity = target.entityName
-                    } else {
-                        deferredToOne.append((insert.objectID, number, target))
-                    }
-                }
-                try statement.bind(targetKey.map { .integer($0) } ?? .null, at: index)
-                index += 1
-                if hasEntityColumn {
-                    try statement.bind(targetEntity.map { .string($0) } ?? .null, at: index)
-                    index += 1
-                }
-            }
-            try statement.execute()
-            let objectID = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: db.lastInsertedRowID)
-            result.permanentIDs[insert.objectID] = objectID
-            result.versions[objectID] = 1
+            try insertRows(changes.inserts[runStart..<runEnd])
+            runStart = runEnd
         }
         // 4. To-one references to new objects that were inserted after the object pointing at
         //    them, and references to new objects from changed ones.
@@ -295,7 +364,9 @@ private struct ChangeWriter {
             if let entityColumn = layout.toOneEntityColumns[number] {
                 assignments.append((entityColumn, targetID.entityName.databaseValue))
             }
-            let sql = "UPDATE \(quoted(layout.table)) SET " + assignments.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
+            let sql =
+                "UPDATE \(quoted(layout.table)) SET "
+                + assignments.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
                 + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
             try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue]))
         }
@@ -306,7 +377,9 @@ private struct ChangeWriter {
         for change in changes.toManyUpdates {
             let (_, layout) = try store.resolve(change.objectID.entityName)
             let objectID = try permanent(change.objectID)
-            guard let primaryKey = objectID.primaryKey, change.relationshipNumber < layout.toMany.count else { continue }
+            guard let primaryKey = objectID.primaryKey, change.relationshipNumber < layout.toMany.count else {
+                continue
+            }
             let targets = try change.targets.map { try permanent($0).primaryKey ?? 0 }
             switch layout.toMany[change.relationshipNumber] {
             case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
@@ -317,20 +390,24 @@ private struct ChangeWriter {
                 // Keep the other side's positions of the rows that stay.
                 var kept: [Int64: DatabaseValue] = [:]
                 for row in try Row.fetchAll(
-                    db, sql: "SELECT \(quoted(targetColumn)), \(quoted(StoreLayout.joinInversePositionColumn)) FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?",
+                    db,
+                    sql:
+                        "SELECT \(quoted(targetColumn)), \(quoted(StoreLayout.joinInversePositionColumn)) FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?",
                     arguments: [primaryKey])
                 {
                     kept[row[0]] = row[1]
                 }
                 try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(sourceColumn)) = ?", [primaryKey])
-                let insert = "INSERT INTO \(quoted(table)) (\(quoted(sourceColumn)), \(quoted(targetColumn)), \(quoted(StoreLayout.joinPositionColumn)), \(quoted(StoreLayout.joinInversePositionColumn))) VALUES (?, ?, ?, ?)"
+                let insert =
+                    "INSERT INTO \(quoted(table)) (\(quoted(sourceColumn)), \(quoted(targetColumn)), \(quoted(StoreLayout.joinPositionColumn)), \(quoted(StoreLayout.joinInversePositionColumn))) VALUES (?, ?, ?, ?)"
                 for (position, target) in targets.enumerated() {
                     let ownPosition: DatabaseValue = positionColumn == nil ? .null : Int64(position).databaseValue
                     try execute(insert, [primaryKey, target, ownPosition, kept[target] ?? .null])
                 }
             case .inverseColumn(let table, _, let orderColumn):
                 guard let orderColumn else { continue }
-                let sql = "UPDATE \(quoted(table)) SET \(quoted(orderColumn)) = ? WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
+                let sql =
+                    "UPDATE \(quoted(table)) SET \(quoted(orderColumn)) = ? WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
                 for (position, target) in targets.enumerated() {
                     try execute(sql, [Int64(position), target])
                 }
@@ -339,7 +416,8 @@ private struct ChangeWriter {
             }
         }
         for (table, column, source, targets) in inverseSidePositions {
-            let sql = "UPDATE \(quoted(table)) SET \(quoted(column)) = ? WHERE \(quoted(StoreLayout.joinTargetColumn)) = ? AND \(quoted(StoreLayout.joinSourceColumn)) = ?"
+            let sql =
+                "UPDATE \(quoted(table)) SET \(quoted(column)) = ? WHERE \(quoted(StoreLayout.joinTargetColumn)) = ? AND \(quoted(StoreLayout.joinSourceColumn)) = ?"
             for (position, target) in targets.enumerated() {
                 try execute(sql, [Int64(position), source, target])
             }
@@ -348,7 +426,9 @@ private struct ChangeWriter {
 
     func rowVersion(_ layout: StoreLayout.EntityLayout, _ primaryKey: Int64) throws -> Int64? {
         try Int64.fetchOne(
-            db, sql: "SELECT \(quoted(StoreLayout.versionColumn)) FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?",
+            db,
+            sql:
+                "SELECT \(quoted(StoreLayout.versionColumn)) FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?",
             arguments: [primaryKey])
     }
 

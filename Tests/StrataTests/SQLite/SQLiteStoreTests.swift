@@ -8,7 +8,9 @@ import Testing
 @Suite struct SQLiteStoreTests {
     static func schema() throws -> Schema { try Schema([Movie.self]) }
 
-    static func insert(_ entity: String, _ attributes: [String: AttributeValue], in schema: Schema, toOne: [String: ObjectID] = [:]) throws
+    static func insert(
+        _ entity: String, _ attributes: [String: AttributeValue], in schema: Schema, toOne: [String: ObjectID] = [:]
+    ) throws
         -> StoreChangeSet.Insert
     {
         let description = try #require(schema.entity(named: entity))
@@ -16,6 +18,65 @@ import Testing
             objectID: ObjectID(entityName: entity),
             attributes: description.attributes.map { attributes[$0.name] ?? $0.defaultValue },
             toOne: description.relationships.map { toOne[$0.name] })
+    }
+
+    /// New rows are written many to a statement, with keys assigned before the rows: keys
+    /// follow insertion order, references between new objects of one save arrive intact, and a
+    /// key is never given twice, not even after the row that held the highest one is deleted
+    /// and the store reopened.
+    @Test func newRowsGetKeysInOrderThatAreNeverReused() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("Movies.sqlite")
+        var highest: Int64 = 0
+        do {
+            let container = try PersistentContainer(
+                name: "Keys", entities: [Movie.self, Review.self, Person.self], storeDescriptions: [.sqlite(url)])
+            let context = container.newBackgroundContext()
+            var movies: [Movie] = []
+            var reviews: [Review] = []
+            for index in 0..<150 {
+                // Reviews of movies inserted later, and earlier, in the same save.
+                if index.isMultiple(of: 3) { reviews.append(Review(context: context)) }
+                let movie = Movie(title: "Movie \(index)", year: 2000)
+                context.insert(movie)
+                movies.append(movie)
+            }
+            for (number, review) in reviews.enumerated() {
+                review.text = "review \(number)"
+                review.movie = movies[(number * 7) % movies.count]
+            }
+            let early = Person(context: context)
+            try context.obtainPermanentIDs(for: [early])
+            early.name = "Early"
+            try context.save()
+            let keys = movies.compactMap(\.objectID.primaryKey)
+            #expect(keys.count == 150 && zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 })
+            let fresh = container.newBackgroundContext()
+            for (number, review) in reviews.enumerated() {
+                let stored = try #require(try fresh.existingObject(with: review.objectID) as? Review)
+                #expect(stored.text == "review \(number)")
+                #expect(stored.movie?.objectID == movies[(number * 7) % movies.count].objectID)
+            }
+            #expect((try fresh.existingObject(with: early.objectID) as? Person)?.name == "Early")
+            highest = try #require(keys.last)
+            context.delete(try #require(movies.last))
+            try context.save()
+            let next = Movie(title: "Next", year: 2001)
+            context.insert(next)
+            try context.save()
+            #expect((next.objectID.primaryKey ?? 0) == highest + 1)
+            highest += 1
+            context.delete(next)
+            try context.save()
+            try container.close()
+        }
+        let container = try PersistentContainer(
+            name: "Keys", entities: [Movie.self, Review.self, Person.self], storeDescriptions: [.sqlite(url)])
+        let context = container.newBackgroundContext()
+        let after = Movie(title: "After reopening", year: 2002)
+        context.insert(after)
+        try context.save()
+        #expect((after.objectID.primaryKey ?? 0) == highest + 1)
     }
 
     /// A failing statement's SQL is a field of the error, not part of its message, and holds
@@ -49,9 +110,16 @@ import Testing
             identifier = store.identifier
             var changes = StoreChangeSet()
             let movie = try Self.insert(
-                "Movie", ["id": .uuid(id), "title": "Heat", "boxOffice": .decimal(Decimal(string: "187436818.25")!), "year": 1995],
+                "Movie",
+                [
+                    "id": .uuid(id), "title": "Heat", "boxOffice": .decimal(Decimal(string: "187436818.25")!),
+                    "year": 1995,
+                ],
                 in: schema)
-            changes.inserts = [movie, try Self.insert("Review", ["text": "Great", "stars": 5], in: schema, toOne: ["movie": movie.objectID])]
+            changes.inserts = [
+                movie,
+                try Self.insert("Review", ["text": "Great", "stars": 5], in: schema, toOne: ["movie": movie.objectID]),
+            ]
             let result = try store.save(changes)
             #expect(result.permanentIDs.count == 2)
         }
@@ -63,7 +131,8 @@ import Testing
         let entity = try #require(schema.entity(named: "Movie"))
         #expect(movie.attributes[entity.attributeNumber(named: "id")!] == .uuid(id))
         #expect(movie.attributes[entity.attributeNumber(named: "title")!] == "Heat")
-        #expect(movie.attributes[entity.attributeNumber(named: "boxOffice")!] == .decimal(Decimal(string: "187436818.25")!))
+        #expect(
+            movie.attributes[entity.attributeNumber(named: "boxOffice")!] == .decimal(Decimal(string: "187436818.25")!))
         let reviews = try store.relatedObjectIDs(of: movie.objectID, relationshipNamed: "reviews")
         #expect(reviews.count == 1)
         let review = try #require(try store.fetch(StoreFetchRequest(entityName: "Review")).first)
@@ -77,7 +146,9 @@ import Testing
         let text = directory.file("notes.txt")
         try Data("hello, this is not a database".utf8).write(to: text)
         #expect(throws: StrataError.self) { try SQLiteStore(url: text, schema: schema) }
-        do { _ = try SQLiteStore(url: text, schema: schema) } catch let error as StrataError { #expect(error.code == .notAStore) }
+        do { _ = try SQLiteStore(url: text, schema: schema) } catch let error as StrataError {
+            #expect(error.code == .notAStore)
+        }
         #expect(try Data(contentsOf: text) == Data("hello, this is not a database".utf8))
 
         let foreign = directory.file("foreign.sqlite")
@@ -101,7 +172,9 @@ import Testing
         do {
             let store = try SQLiteStore(url: url, schema: schema)
             var changes = StoreChangeSet()
-            changes.inserts = try (0..<200).map { try Self.insert("Movie", ["id": .uuid(UUID()), "title": .string("Movie \($0)")], in: schema) }
+            changes.inserts = try (0..<200).map {
+                try Self.insert("Movie", ["id": .uuid(UUID()), "title": .string("Movie \($0)")], in: schema)
+            }
             _ = try store.save(changes)
         }
         // Checkpoint the WAL into the main file, then cut the file in half.
@@ -145,7 +218,9 @@ import Testing
         let movieID = try #require(result.permanentIDs.values.first)
         let title = try #require(schema.entity(named: "Movie")?.attributeNumber(named: "title"))
         var first = StoreChangeSet()
-        first.updates = [StoreChangeSet.Update(objectID: movieID, expectedVersion: 1, attributes: [title: "Ronin"], toOne: [:])]
+        first.updates = [
+            StoreChangeSet.Update(objectID: movieID, expectedVersion: 1, attributes: [title: "Ronin"], toOne: [:])
+        ]
         #expect(try store.save(first).versions[movieID] == 2)
         do {
             _ = try store.save(first)
@@ -185,7 +260,8 @@ import Testing
         var changes = StoreChangeSet()
         changes.inserts = [movie] + people
         changes.toManyUpdates = [
-            StoreChangeSet.ToManyUpdate(objectID: movie.objectID, relationshipNumber: cast, targets: [people[2].objectID, people[0].objectID])
+            StoreChangeSet.ToManyUpdate(
+                objectID: movie.objectID, relationshipNumber: cast, targets: [people[2].objectID, people[0].objectID])
         ]
         let result = try store.save(changes)
         let movieID = try #require(result.permanentIDs[movie.objectID])

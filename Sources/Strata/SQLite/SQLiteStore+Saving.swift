@@ -169,6 +169,18 @@ private struct ChangeWriter {
     /// The most rows one INSERT statement writes.
     static let maximumRowsPerInsert = 64
 
+    /// How many rows of an entity one INSERT writes at most: a power of two, at most
+    /// ``maximumRowsPerInsert``, and few enough to stay well under SQLite's 32,766 parameters.
+    mutating func rowsPerInsert(entityName: String) throws -> Int {
+        let (_, layout) = try store.resolve(entityName)
+        let columns =
+            3 + layout.attributeColumns.count { $0 != nil } + layout.toOneColumns.count { $0 != nil }
+            + layout.toOneEntityColumns.count { $0 != nil }
+        var rows = Self.maximumRowsPerInsert
+        while rows > 1 && rows * columns > 30_000 { rows /= 2 }
+        return rows
+    }
+
     /// Gives every new object its permanent ID: its reserved key, or the next key of its
     /// table, never one used before (AUTOINCREMENT's sequence and the table's highest key).
     mutating func assignKeys(to inserts: [StoreChangeSet.Insert]) throws {
@@ -341,16 +353,21 @@ private struct ChangeWriter {
         var runStart = changes.inserts.startIndex
         while runStart < changes.inserts.endIndex {
             let entityName = changes.inserts[runStart].objectID.entityName
-            let prepared = try preparedInsert(entityName: entityName, rows: 1)
-            let limit = Swift.max(1, Swift.min(Self.maximumRowsPerInsert, 30_000 / prepared.columnCount))
+            let limit = try rowsPerInsert(entityName: entityName)
             var runEnd = runStart + 1
             while runEnd < changes.inserts.endIndex, runEnd - runStart < limit,
                 changes.inserts[runEnd].objectID.entityName == entityName
             {
                 runEnd += 1
             }
-            try insertRows(changes.inserts[runStart..<runEnd])
-            runStart = runEnd
+            // Runs split into powers of two (37 rows: 32, 4, 1), so that an entity needs at
+            // most seven statements however its saves are sized.
+            while runStart < runEnd {
+                var size = 1
+                while size * 2 <= runEnd - runStart { size *= 2 }
+                try insertRows(changes.inserts[runStart..<runStart + size])
+                runStart += size
+            }
         }
         // 4. To-one references to new objects that were inserted after the object pointing at
         //    them, and references to new objects from changed ones.

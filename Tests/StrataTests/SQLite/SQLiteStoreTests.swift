@@ -45,6 +45,12 @@ import Testing
                 review.text = "review \(number)"
                 review.movie = movies[(number * 7) % movies.count]
             }
+            // One long run of one entity: statements of 64, 32 and 4 rows.
+            let people = (0..<100).map { number in
+                let person = Person(context: context)
+                person.name = "Person \(number)"
+                return person
+            }
             let early = Person(context: context)
             try context.obtainPermanentIDs(for: [early])
             early.name = "Early"
@@ -58,6 +64,10 @@ import Testing
                 #expect(stored.movie?.objectID == movies[(number * 7) % movies.count].objectID)
             }
             #expect((try fresh.existingObject(with: early.objectID) as? Person)?.name == "Early")
+            let storedPeople = try fresh.fetch(
+                FetchRequest<Person>(predicate: (\Person.name).beginsWith("Person "), sortDescriptors: []))
+            #expect(storedPeople.map(\.name) == people.map(\.name))
+            #expect(storedPeople.map(\.objectID) == people.map(\.objectID))
             highest = try #require(keys.last)
             context.delete(try #require(movies.last))
             try context.save()

@@ -253,9 +253,20 @@ func insertInts(_ contender: Contender, count: Int, in folder: URL) throws {
     }
 }
 
-/// Prepares W2's store of `count` rows for a contender (not timed).
-func prepareInts(_ contender: Contender, count: Int, in folder: URL) throws {
+/// Prepares the store of W2 and W12, `count` rows, for a contender (not timed), in a new scratch
+/// folder.
+func prepareInts(_ contender: Contender, count: Int) throws -> URL {
+    let folder = try scratchFolder()
     try insertInts(contender, count: count, in: folder)
+    return folder
+}
+
+/// Every `Ints` object of W1's store at `path`, fetched in one request, folded into a total.
+func foldStrataInts(at path: URL, _ add: (Int64, Ints) -> Int64) throws -> Int64 {
+    let container = try PersistentContainer(name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(path)])
+    defer { try? container.close() }
+    let context = container.newBackgroundContext()
+    return try context.fetch(FetchRequest<Ints>()).reduce(0, add)
 }
 
 /// W2: fetch every row, fully materialized, reading every attribute.
@@ -263,15 +274,10 @@ func fetchInts(_ contender: Contender, in folder: URL) throws -> Int64 {
     let path = folder.appendingPathComponent("w1.sqlite")
     switch contender {
     case .strata:
-        let container = try PersistentContainer(name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(path)])
-        defer { try? container.close() }
-        let context = container.newBackgroundContext()
-        var total: Int64 = 0
-        for object in try context.fetch(FetchRequest<Ints>()) {
-            total = total &+ object.a &+ object.b &+ object.c &+ object.d &+ object.e
-            total = total &+ object.f &+ object.g &+ object.h &+ object.i &+ object.j
+        return try foldStrataInts(at: path) { total, object in
+            let first = total &+ object.a &+ object.b &+ object.c &+ object.d &+ object.e
+            return first &+ object.f &+ object.g &+ object.h &+ object.i &+ object.j
         }
-        return total
     case .raw:
         return try RawDatabase(path: path.path).readInts()
     case .grdbCodable:
@@ -292,12 +298,7 @@ func fetchIntsReadingOne(_ contender: Contender, in folder: URL) throws -> Int64
     let path = folder.appendingPathComponent("w1.sqlite")
     switch contender {
     case .strata:
-        let container = try PersistentContainer(name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(path)])
-        defer { try? container.close() }
-        let context = container.newBackgroundContext()
-        var total: Int64 = 0
-        for object in try context.fetch(FetchRequest<Ints>()) { total = total &+ object.a }
-        return total
+        return try foldStrataInts(at: path) { total, object in total &+ object.a }
     case .raw:
         let database = try RawDatabase(path: path.path)
         let statement = try database.prepare("SELECT a FROM ints")

@@ -138,22 +138,14 @@ let workloads: [Workload] = [
         verify: { _, folder in try verifyInts(in: folder.required(), file: "w1.sqlite", count: w1Count) }),
     Workload(
         name: "W2", description: "fetch \(w2Count) such objects, reading every attribute",
-        setup: { contender in
-            let folder = try scratchFolder()
-            try prepareInts(contender, count: w2Count, in: folder)
-            return folder
-        },
+        setup: { contender in try prepareInts(contender, count: w2Count) },
         run: { contender, folder in
             let total = try fetchInts(contender, in: folder.required())
             try expect(total, expectedIntsTotal(count: w2Count), "W2's total")
         }),
     Workload(
         name: "W12", description: "fetch \(w2Count) such objects, reading one attribute (issue 13's W11)",
-        setup: { contender in
-            let folder = try scratchFolder()
-            try prepareInts(contender, count: w2Count, in: folder)
-            return folder
-        },
+        setup: { contender in try prepareInts(contender, count: w2Count) },
         run: { contender, folder in
             let total = try fetchIntsReadingOne(contender, in: folder.required())
             try expect(total, expectedIntsFirstAttributeTotal(count: w2Count), "W12's total")

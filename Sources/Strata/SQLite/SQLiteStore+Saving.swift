@@ -225,7 +225,7 @@ private struct ChangeWriter {
 
     /// Writes the rows of consecutive new objects of one entity with one statement; their keys
     /// were assigned by ``assignKeys(to:)``.
-    mutating func insertRows(_ inserts: ArraySlice<StoreChangeSet.Insert>) throws {
+    mutating func insertRun(_ inserts: ArraySlice<StoreChangeSet.Insert>) throws {
         guard let first = inserts.first else { return }
         let prepared = try preparedInsert(entityName: first.objectID.entityName, rows: inserts.count)
         let statement = prepared.statement
@@ -274,8 +274,16 @@ private struct ChangeWriter {
     mutating func apply(_ changes: StoreChangeSet) throws {
         // Deletions first and new rows last, so that a save may remove or change a unique value
         // and give it to a new object.
-        // 1. Deleted objects, checking their versions, and the join rows that mention them.
-        for (objectID, expectedVersion) in changes.deletes {
+        try deleteRows(changes.deletes)
+        let deferredToOne = try updateRows(changes.updates)
+        try insertRows(changes.inserts)
+        try writeReferences(deferredToOne)
+        try writeToManyRelationships(changes.toManyUpdates)
+    }
+
+    /// Deleted objects, checking their versions, and the join rows that mention them.
+    mutating func deleteRows(_ deletes: [(objectID: ObjectID, expectedVersion: Int64)]) throws {
+        for (objectID, expectedVersion) in deletes {
             let (entity, layout) = try store.resolve(objectID.entityName)
             guard let primaryKey = objectID.primaryKey else { continue }
             let delete = try statement(
@@ -291,10 +299,17 @@ private struct ChangeWriter {
                 try execute("DELETE FROM \(quoted(table)) WHERE \(quoted(column)) = ?", [primaryKey])
             }
         }
-        // 2. Changed objects, checking that nobody changed them since they were read. To-one
-        //    references to new objects are written once those have keys (step 4).
+    }
+
+    /// Changed objects, checking that nobody changed them since they were read. To-one
+    /// references to new objects are written once those have keys, by ``writeReferences(_:)``.
+    ///
+    /// - Returns: The to-one references to new objects, written by ``writeReferences(_:)``.
+    mutating func updateRows(
+        _ updates: [StoreChangeSet.Update]
+    ) throws -> [(objectID: ObjectID, number: Int, target: ObjectID)] {
         var deferredToOne: [(objectID: ObjectID, number: Int, target: ObjectID)] = []
-        for update in changes.updates {
+        for update in updates {
             let (entity, layout) = try store.resolve(update.objectID.entityName)
             guard let primaryKey = update.objectID.primaryKey else { continue }
             var assignments: [(column: String, value: AttributeValue)] = []
@@ -343,20 +358,24 @@ private struct ChangeWriter {
             }
             result.versions[update.objectID] = update.expectedVersion + 1
         }
-        // 3. Rows of new objects with their to-one references. Every new object gets its key
-        //    first (a key reserved when its permanent ID was obtained early, or the next of its
-        //    table's AUTOINCREMENT sequence), so that references between new objects are
-        //    written with the rows. Consecutive objects of one entity share one multi-row
-        //    INSERT: the statement's fixed cost and AUTOINCREMENT's bookkeeping in
-        //    sqlite_sequence are paid once per run instead of once per row.
-        try assignKeys(to: changes.inserts)
-        var runStart = changes.inserts.startIndex
-        while runStart < changes.inserts.endIndex {
-            let entityName = changes.inserts[runStart].objectID.entityName
+        return deferredToOne
+    }
+
+    /// Rows of new objects with their to-one references. Every new object gets its key
+    /// first (a key reserved when its permanent ID was obtained early, or the next of its
+    /// table's AUTOINCREMENT sequence), so that references between new objects are
+    /// written with the rows. Consecutive objects of one entity share one multi-row
+    /// INSERT: the statement's fixed cost and AUTOINCREMENT's bookkeeping in
+    /// sqlite_sequence are paid once per run instead of once per row.
+    mutating func insertRows(_ inserts: [StoreChangeSet.Insert]) throws {
+        try assignKeys(to: inserts)
+        var runStart = inserts.startIndex
+        while runStart < inserts.endIndex {
+            let entityName = inserts[runStart].objectID.entityName
             let limit = try rowsPerInsert(entityName: entityName)
             var runEnd = runStart + 1
-            while runEnd < changes.inserts.endIndex, runEnd - runStart < limit,
-                changes.inserts[runEnd].objectID.entityName == entityName
+            while runEnd < inserts.endIndex, runEnd - runStart < limit,
+                inserts[runEnd].objectID.entityName == entityName
             {
                 runEnd += 1
             }
@@ -365,13 +384,15 @@ private struct ChangeWriter {
             while runStart < runEnd {
                 var size = 1
                 while size * 2 <= runEnd - runStart { size *= 2 }
-                try insertRows(changes.inserts[runStart..<runStart + size])
+                try insertRun(inserts[runStart..<runStart + size])
                 runStart += size
             }
         }
-        // 4. To-one references to new objects that were inserted after the object pointing at
-        //    them, and references to new objects from changed ones.
-        for (owner, number, target) in deferredToOne {
+    }
+
+    /// To-one references of changed objects to objects this save inserts, once those have keys.
+    mutating func writeReferences(_ references: [(objectID: ObjectID, number: Int, target: ObjectID)]) throws {
+        for (owner, number, target) in references {
             let (_, layout) = try store.resolve(owner.entityName)
             guard number < layout.toOneColumns.count, let column = layout.toOneColumns[number],
                 let primaryKey = try permanent(owner).primaryKey
@@ -387,11 +408,14 @@ private struct ChangeWriter {
                 + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ?"
             try execute(sql, StatementArguments(assignments.map(\.1) + [primaryKey.databaseValue]))
         }
-        // 5. To-many relationships the store keeps itself. Both sides of a many-to-many
-        //    relationship describe the same join rows: the owning side's contents are written
-        //    first, then the other side's positions, when it is ordered.
+    }
+
+    /// To-many relationships the store keeps itself. Both sides of a many-to-many
+    /// relationship describe the same join rows: the owning side's contents are written
+    /// first, then the other side's positions, when it is ordered.
+    mutating func writeToManyRelationships(_ toManyUpdates: [StoreChangeSet.ToManyUpdate]) throws {
         var inverseSidePositions: [(table: String, column: String, source: Int64, targets: [Int64])] = []
-        for change in changes.toManyUpdates {
+        for change in toManyUpdates {
             let (_, layout) = try store.resolve(change.objectID.entityName)
             let objectID = try permanent(change.objectID)
             guard let primaryKey = objectID.primaryKey, change.relationshipNumber < layout.toMany.count else {

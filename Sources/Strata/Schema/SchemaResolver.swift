@@ -41,6 +41,17 @@ struct SchemaResolver {
     var problems: [StrataError] = []
     var warnings: [String] = []
 
+    // State the steps of `resolve()` hand on to the later ones.
+    /// The declarations, first of each name, in declaration order.
+    private var unique: [EntityDescription] = []
+    private var sortedEntityNames: [String]?
+    /// Each entity's parent, inheritance cycles cut.
+    private var parent: [String: String] = [:]
+    private var ancestorsByName: [String: [String]] = [:]
+    private var relationshipIndexes: [String: RelationshipIndex] = [:]
+    /// Each entity's own relationships with their inverses resolved.
+    private var resolvedRelationships: [String: [RelationshipDescription]] = [:]
+
     init(_ descriptions: [EntityDescription], configurations: [String: [String]], objectTypes: [String: AnyClass]) {
         self.descriptions = descriptions
         self.configurations = configurations
@@ -58,47 +69,70 @@ struct SchemaResolver {
     ///   relationships up in dictionaries built once, never by scanning every entity per entity:
     ///   models of tens of thousands of entities build in a fraction of a second.
     mutating func resolve() -> Resolution {
-        // 1. Entity names. The first declaration of a name is the one kept.
-        var unique: [EntityDescription] = []
+        collectEntityNames()
+        resolveInheritance()
+        checkProperties()
+        indexRelationships()
+        resolveRelationships()
+        checkConstraintsAndIndexes()
+        checkConfigurations()
+        let entities = buildEntities()
+        // Names that SQL would take for one (SQLite ignores the case of ASCII letters).
+        reportIdentifierCollisions(in: entities)
+        return Resolution(entities: entities, problems: problems, warnings: warnings)
+    }
+
+    // MARK: Steps, in order
+
+    /// Entity names. The first declaration of a name is the one kept.
+    private mutating func collectEntityNames() {
         unique.reserveCapacity(descriptions.count)
         for description in descriptions {
             if !isValidIdentifier(description.name) {
-                problem(.reservedName, "Entity name '\(description.name)' is not a valid identifier.", entity: description.name)
+                problem(
+                    .reservedName, "Entity name '\(description.name)' is not a valid identifier.",
+                    entity: description.name)
             }
             if byName[description.name] != nil {
-                problem(.duplicateName, "Entity '\(description.name)' is declared more than once.", entity: description.name)
+                problem(
+                    .duplicateName, "Entity '\(description.name)' is declared more than once.", entity: description.name
+                )
                 continue
             }
             byName[description.name] = description
             unique.append(description)
         }
-        var sortedEntityNames: [String]?
-        func entityNames() -> [String] {
-            if let sortedEntityNames { return sortedEntityNames }
-            let names = byName.keys.sorted()
-            sortedEntityNames = names
-            return names
-        }
+    }
 
-        // 2. Inheritance: unknown parents and cycles. A broken chain is cut so that the rest of
-        // the checks can go on.
-        var parent: [String: String] = [:]
+    /// Every entity name, sorted (for "did you mean" suggestions); computed on first use.
+    private mutating func entityNames() -> [String] {
+        if let sortedEntityNames { return sortedEntityNames }
+        let names = byName.keys.sorted()
+        sortedEntityNames = names
+        return names
+    }
+
+    /// Inheritance: unknown parents and cycles. A broken chain is cut so that the rest of
+    /// the checks can go on.
+    private mutating func resolveInheritance() {
         for entity in unique {
             guard let superName = entity.superentityName else { continue }
             if byName[superName] == nil {
+                let names = entityNames()
                 problem(
                     .unknownSuperentity,
                     "Entity '\(entity.name)' inherits from '\(superName)', which is not in the schema."
-                        + didYouMean(superName, in: entityNames()),
+                        + didYouMean(superName, in: names),
                     entity: entity.name)
             } else {
                 parent[entity.name] = superName
             }
         }
+        var parent = self.parent
         cutInheritanceCycles(in: unique, parent: &parent)
+        self.parent = parent
         // Every entity's ancestors, nearest first, each chain computed once from its parent's.
         // With cycles cut, parents form a forest, so every walk up ends.
-        var ancestorsByName: [String: [String]] = [:]
         ancestorsByName.reserveCapacity(unique.count)
         for entity in unique where ancestorsByName[entity.name] == nil {
             var unknown: [String] = []
@@ -111,22 +145,32 @@ struct SchemaResolver {
                 ancestorsByName[name] = parent[name].map { [$0] + (ancestorsByName[$0] ?? []) } ?? []
             }
         }
-        func ancestors(of name: String) -> [String] { ancestorsByName[name] ?? [] }
-        func isKind(_ name: String, of other: String) -> Bool {
-            name == other || ancestors(of: name).contains(other)
-        }
+    }
 
-        // 3. Properties: names, duplicates along the inheritance chain, defaults, rules.
-        func allAttributes(_ name: String) -> [AttributeDescription] {
-            (ancestors(of: name).reversed() + [name]).flatMap { byName[$0]?.attributes ?? [] }
-        }
+    /// An entity's ancestors, nearest first.
+    private func ancestors(of name: String) -> [String] { ancestorsByName[name] ?? [] }
+
+    /// Whether `name` is `other` or one of its subentities.
+    private func isKind(_ name: String, of other: String) -> Bool {
+        name == other || ancestors(of: name).contains(other)
+    }
+
+    /// An entity's attributes, inherited ones first.
+    private func allAttributes(_ name: String) -> [AttributeDescription] {
+        (ancestors(of: name).reversed() + [name]).flatMap { byName[$0]?.attributes ?? [] }
+    }
+
+    /// Properties: names, duplicates along the inheritance chain, defaults, rules.
+    private mutating func checkProperties() {
         var normalized: [String: EntityDescription] = [:]
         normalized.reserveCapacity(unique.count)
         for var entity in unique {
             var seen = Set(ancestors(of: entity.name).flatMap { byName[$0]?.propertyNames ?? [] })
             for name in entity.propertyNames {
                 if !isValidIdentifier(name) {
-                    problem(.reservedName, "\(entity.name).\(name) is not a valid property name.", entity: entity.name, property: name)
+                    problem(
+                        .reservedName, "\(entity.name).\(name) is not a valid property name.", entity: entity.name,
+                        property: name)
                 } else if reservedPropertyNames.contains(name) {
                     problem(
                         .reservedName, "\(entity.name).\(name) uses a name reserved by Strata; rename the property.",
@@ -160,10 +204,11 @@ struct SchemaResolver {
             normalized[entity.name] = entity
         }
         byName = normalized
+    }
 
-        // Each entity's relationships as declared (inherited ones first), indexed once for the
-        // inverse lookups of step 4 and the checks of step 5.
-        var relationshipIndexes: [String: RelationshipIndex] = [:]
+    /// Each entity's relationships as declared (inherited ones first), indexed once for the
+    /// inverse lookups of step 4 and the checks of step 5.
+    private mutating func indexRelationships() {
         relationshipIndexes.reserveCapacity(unique.count)
         for entity in unique {
             let all = (ancestors(of: entity.name).reversed() + [entity.name]).flatMap {
@@ -171,12 +216,15 @@ struct SchemaResolver {
             }
             relationshipIndexes[entity.name] = RelationshipIndex(all)
         }
-        func allRelationships(_ name: String) -> RelationshipIndex {
-            relationshipIndexes[name] ?? RelationshipIndex([])
-        }
+    }
 
-        // 4. Relationships: destinations and inverses.
-        var resolvedRelationships: [String: [RelationshipDescription]] = [:]
+    /// An entity's relationships, inherited ones first, indexed.
+    private func allRelationships(_ name: String) -> RelationshipIndex {
+        relationshipIndexes[name] ?? RelationshipIndex([])
+    }
+
+    /// Relationships: destinations and inverses.
+    private mutating func resolveRelationships() {
         resolvedRelationships.reserveCapacity(unique.count)
         for entity in unique {
             var own: [RelationshipDescription] = []
@@ -186,10 +234,11 @@ struct SchemaResolver {
                 defer { own.append(relationship) }
                 let destinationName = relationship.destinationEntityName
                 guard byName[destinationName] != nil else {
+                    let names = entityNames()
                     problem(
                         .unknownDestination,
                         "\(entity.name).\(relationship.name) points to '\(destinationName)', which is not in the schema."
-                            + didYouMean(destinationName, in: entityNames()),
+                            + didYouMean(destinationName, in: names),
                         entity: entity.name, property: relationship.name)
                     continue
                 }
@@ -232,19 +281,24 @@ struct SchemaResolver {
                     relationship.inverseName = fromThere[0].name
                 } else if fromThere.count > 1 {
                     warnings.append(
-                        "\(entity.name).\(relationship.name) has no inverse and \(destinationName) has several candidates (\(fromThere.map(\.name).joined(separator: ", "))); name the inverse.")
+                        "\(entity.name).\(relationship.name) has no inverse and \(destinationName) has several candidates (\(fromThere.map(\.name).joined(separator: ", "))); name the inverse."
+                    )
                 } else {
-                    warnings.append("\(entity.name).\(relationship.name) has no inverse; the other side will not be kept in step.")
+                    warnings.append(
+                        "\(entity.name).\(relationship.name) has no inverse; the other side will not be kept in step.")
                 }
             }
             resolvedRelationships[entity.name] = own
         }
+    }
 
-        // 5. Constraints and indexes name stored attributes or stored to-one relationships.
+    /// Constraints and indexes name stored attributes or stored to-one relationships.
+    private mutating func checkConstraintsAndIndexes() {
         for entity in unique {
             let relationships = allRelationships(entity.name)
-            guard !entity.uniquenessConstraints.isEmpty || !entity.indexes.isEmpty
-                || entity.attributes.contains(where: { $0.isIndexed && $0.isTransient })
+            guard
+                !entity.uniquenessConstraints.isEmpty || !entity.indexes.isEmpty
+                    || entity.attributes.contains(where: { $0.isIndexed && $0.isTransient })
             else { continue }
             let attributes = allAttributes(entity.name)
             let stored = Set(attributes.filter { !$0.isTransient }.map(\.name))
@@ -267,7 +321,8 @@ struct SchemaResolver {
                         }
                     problem(
                         .unknownConstraintProperty,
-                        "The \(what) on \(entity.name) uses '\(name)', which \(reason)." + didYouMean(name, in: usable.sorted()),
+                        "The \(what) on \(entity.name) uses '\(name)', which \(reason)."
+                            + didYouMean(name, in: usable.sorted()),
                         entity: entity.name, property: name)
                 }
             }
@@ -285,28 +340,36 @@ struct SchemaResolver {
                 // with a dot could take the name of another index.
                 if !isValidIdentifier(index.name) {
                     problem(
-                        .reservedName, "\(entity.name) declares an index named '\(index.name)', which is not a valid identifier.",
+                        .reservedName,
+                        "\(entity.name) declares an index named '\(index.name)', which is not a valid identifier.",
                         entity: entity.name)
                 }
                 if !indexNames.insert(index.name).inserted {
-                    problem(.duplicateName, "\(entity.name) declares the index '\(index.name)' twice.", entity: entity.name)
+                    problem(
+                        .duplicateName, "\(entity.name) declares the index '\(index.name)' twice.", entity: entity.name)
                 }
             }
         }
+    }
 
-        // 6. Configurations name known entities.
+    /// Configurations name known entities.
+    private mutating func checkConfigurations() {
         for (configuration, members) in configurations.sorted(by: { $0.key < $1.key }) {
             for member in members where byName[member] == nil {
+                let names = entityNames()
                 problem(
                     .unknownConfigurationEntity,
-                    "Configuration '\(configuration)' lists '\(member)', which is not in the schema." + didYouMean(member, in: entityNames()),
+                    "Configuration '\(configuration)' lists '\(member)', which is not in the schema."
+                        + didYouMean(member, in: names),
                     entity: member)
             }
         }
+    }
 
-        // 7. Build entities, parents first. Children and kinds are gathered in one pass over the
-        // entities (each entity adds itself to its parent's children and to every ancestor's
-        // kinds), in declaration order.
+    /// Build entities, parents first. Children and kinds are gathered in one pass over the
+    /// entities (each entity adds itself to its parent's children and to every ancestor's
+    /// kinds), in declaration order.
+    private mutating func buildEntities() -> [Entity] {
         var children: [String: [String]] = [:]
         var kinds: [String: Set<String>] = [:]
         for entity in unique {
@@ -339,11 +402,7 @@ struct SchemaResolver {
                 kindNames: kinds[entity.name] ?? [entity.name],
                 ownRelationships: relationships, versionHash: hash, objectType: objectTypes[entity.name])
         }
-        let entities = unique.compactMap { built[$0.name] }
-
-        // 8. Names that SQL would take for one (SQLite ignores the case of ASCII letters).
-        reportIdentifierCollisions(in: entities)
-        return Resolution(entities: entities, problems: problems, warnings: warnings)
+        return unique.compactMap { built[$0.name] }
     }
 
     /// Reports each inheritance cycle once, at the member declared first, and cuts it there by
@@ -420,7 +479,8 @@ struct SchemaResolver {
             let order = AttributeValue.compare(minimum, maximum), order == .orderedDescending
         {
             problem(
-                .invalidValidationRule, "\(entity).\(name) has a minimum value \(minimum) above its maximum \(maximum).",
+                .invalidValidationRule,
+                "\(entity).\(name) has a minimum value \(minimum) above its maximum \(maximum).",
                 entity: entity, property: name)
         }
         if rules.minimumLength != nil || rules.maximumLength != nil {
@@ -445,7 +505,8 @@ struct SchemaResolver {
                     entity: entity, property: name)
             } else if (try? NSRegularExpression(pattern: pattern)) == nil {
                 problem(
-                    .invalidValidationRule, "\(entity).\(name) has a pattern that is not a valid regular expression: \(pattern)",
+                    .invalidValidationRule,
+                    "\(entity).\(name) has a pattern that is not a valid regular expression: \(pattern)",
                     entity: entity, property: name)
             }
         }

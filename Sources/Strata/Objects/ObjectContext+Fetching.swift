@@ -17,6 +17,11 @@ extension ObjectContext {
     }
 
     /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)``.
+    ///
+    /// ```swift
+    /// let movies = try context.fetch(entityName: "Movie")   // [ManagedObject]
+    /// let titles = try movies.map { try $0.value(forKey: "title") as? String }
+    /// ```
     public func fetch(entityName: String) throws -> [ManagedObject] {
         let entity = try schema.existingEntity(named: entityName)
         return try execute(ObjectQuery(plan: FetchPlan(entity: entity), includesPendingChanges: true))
@@ -24,6 +29,11 @@ extension ObjectContext {
 
     /// The objects with the given IDs that exist, in the order of `objectIDs`; IDs of deleted or
     /// unknown objects are skipped.
+    ///
+    /// ```swift
+    /// let ids = movies.map(\.objectID)      // kept from an earlier fetch, or sent from another context
+    /// let stillThere = try context.existing(Movie.self, withIDs: ids)
+    /// ```
     public func existing<Model: ManagedObject>(_ type: Model.Type, withIDs objectIDs: [ObjectID]) throws -> [Model] {
         var result: [Model] = []
         for objectID in objectIDs {
@@ -56,11 +66,19 @@ extension ObjectContext {
     }
 
     /// The number of objects ``fetch(_:)`` would return, counted in the store.
+    ///
+    /// ```swift
+    /// let total = try context.count(for: Movie.self)   // unsaved insertions and deletions included
+    /// ```
     public func count<Model: ManagedObject>(for type: Model.Type) throws -> Int {
         try count(entityName: type.entity.name)
     }
 
     /// The number of objects of an entity and its subentities, unsaved changes included.
+    ///
+    /// ```swift
+    /// let reviews = try context.count(entityName: "Review")
+    /// ```
     public func count(entityName: String) throws -> Int {
         let entity = try schema.existingEntity(named: entityName)
         var total = 0

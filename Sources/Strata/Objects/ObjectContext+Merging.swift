@@ -74,6 +74,13 @@ extension ObjectContext {
     /// object, processes its changes or saves. The ``PersistentContainer/viewContext`` also
     /// merges them on the main actor as soon as they arrive. Fetches afterwards are consistent
     /// with those saves. Only contexts of a container (not child contexts) merge automatically.
+    ///
+    /// ```swift
+    /// context.automaticallyMergesChangesFromContainer = true
+    /// let movie = try context.existingObject(with: id) as! Movie
+    /// // … another context saves a new title for this movie …
+    /// _ = try context.fetch(Movie.self)   // merges first: movie.title is now the saved title
+    /// ```
     public var automaticallyMergesChangesFromContainer: Bool {
         get { mergeInbox != nil }
         set {

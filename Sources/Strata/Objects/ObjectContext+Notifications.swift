@@ -79,6 +79,11 @@ public struct ContextChanges: Sendable, Hashable {
     public var isRemoteChange: Bool
 
     /// Creates a change summary.
+    ///
+    /// ```swift
+    /// let changes = ContextChanges(name: .didSave, deletedObjectIDs: [movie.objectID], author: "sync")
+    /// otherContext.mergeChanges(from: changes)   // otherContext forgets the movie
+    /// ```
     public init(
         name: ContextNotification.Name, insertedObjectIDs: Set<ObjectID> = [], updatedObjectIDs: Set<ObjectID> = [],
         deletedObjectIDs: Set<ObjectID> = [], author: String? = nil, contextName: String? = nil,
@@ -274,6 +279,12 @@ extension ObjectContext {
     /// time, if there are any and anyone observes it. Every save does this first.
     ///
     /// Changes are recorded from the moment the first `objectsDidChange` observer registers.
+    ///
+    /// ```swift
+    /// let observation = context.addObserver(for: .objectsDidChange) { print($0.insertedObjects.count) }
+    /// _ = Movie(context: context)
+    /// context.processPendingChanges()   // prints 1
+    /// ```
     public func processPendingChanges() {
         mergeCollectedChanges()
         guard observers.tracksChanges else { return }

@@ -37,7 +37,6 @@ public final class ObjectContext {
     /// Misuse that could not be reported where it happened (``insert(_:)`` does not throw);
     /// the next save throws it.
     var pendingErrors: [StrataError] = []
-    /// For each object deleted by a cascade, the object whose deletion cascaded to it.
 
     /// The identity map. It holds objects weakly: an object without unsaved changes lives as
     /// long as the program uses it (objects keep their context alive, not the other way round);
@@ -55,7 +54,6 @@ public final class ObjectContext {
     var changed: [ObjectIdentifier: ManagedObject] { unsaved.changed }
     /// For objects deleted by a cascade rule: the object whose deletion cascaded to them.
     var cascadeOrigins: [ObjectIdentifier: ObjectIdentifier] { unsaved.cascadeOrigins }
-    /// Inserted objects in the order they were inserted, so that saves assign keys in that order.
     /// Notification observers, and the changes not yet announced by `objectsDidChange`.
     let observers = ContextObservers()
     /// Saves of other contexts to merge, when ``automaticallyMergesChangesFromContainer`` is on.
@@ -66,6 +64,12 @@ public final class ObjectContext {
     var observedSaves = ObservedSaves()
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
+    ///
+    /// ```swift
+    /// let context = ObjectContext(schema: try Schema([Movie.self]))
+    /// let movie = Movie(context: context)
+    /// try context.fetch(Movie.self)   // [movie], from memory; save() throws noStore
+    /// ```
     public init(schema: Schema) {
         self.schema = schema
         self.container = nil
@@ -118,6 +122,13 @@ public final class ObjectContext {
     /// another context, or one that was saved already, inserts nothing and makes the next
     /// ``save()`` fail with ``StrataError/Code/wrongContext``.
     ///
+    /// ```swift
+    /// let movie = Movie()
+    /// movie.title = "Heat"
+    /// movie.director = Person()
+    /// context.insert(movie)   // inserts the director too
+    /// ```
+    ///
     /// - Parameter object: An object that is in no context yet.
     public func insert(_ object: ManagedObject) {
         if object.context === self { return }
@@ -169,6 +180,11 @@ public final class ObjectContext {
     ///
     /// Deleting an object that was inserted and never saved simply removes it from the context.
     ///
+    /// ```swift
+    /// context.delete(movie)   // its reviews too (cascade); its director no longer lists it (nullify)
+    /// try context.save()
+    /// ```
+    ///
     /// - Parameter object: An object of this context.
     public func delete(_ object: ManagedObject) {
         guard object.context === self, !object._isDeleted else { return }
@@ -206,11 +222,20 @@ public final class ObjectContext {
     }
 
     /// The registered object with `objectID`, or `nil` when the context holds none.
+    ///
+    /// ```swift
+    /// let movie = context.registeredObject(for: id) as? Movie   // nil unless registered; reads no store
+    /// ```
     public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
         registered[objectID]
     }
 
     /// The object with `objectID`, loaded from its store if the context does not hold it yet.
+    ///
+    /// ```swift
+    /// let id = movie.objectID   // once saved; Sendable, so it can go to another context
+    /// let same = try background.existingObject(with: id) as? Movie
+    /// ```
     ///
     /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists (it was never
     ///   saved, or it was deleted).
@@ -233,6 +258,11 @@ public final class ObjectContext {
 
     /// The object with `objectID`: the registered instance, or a *fault* that loads its values
     /// from the store the first time one of them is read. No store is read here.
+    ///
+    /// ```swift
+    /// let movie = try context.object(with: id) as! Movie   // a fault, if not registered yet
+    /// print(movie.title)                                  // a fault loads its values here
+    /// ```
     ///
     /// - Throws: ``StrataError/Code/objectNotFound`` when the ID names an unknown entity or
     ///   store, or a new object of another context.

@@ -44,6 +44,12 @@ public final class PersistentContainer: Sendable {
     /// Opens (or creates) the stores for the model made of `entities` and the classes they are
     /// related to.
     ///
+    /// ```swift
+    /// let container = try PersistentContainer(
+    ///     name: "Movies", entities: [Movie.self, Review.self, Person.self], storeDescriptions: [.sqlite(storeURL)])
+    /// let preview = try PersistentContainer(name: "Preview", entities: [Movie.self], storeDescriptions: [.inMemory])
+    /// ```
+    ///
     /// - Parameters:
     ///   - name: The container's name; the default store is `<data folder>/<name>/<name>.sqlite`.
     ///   - entities: `@Entity` classes.
@@ -60,6 +66,11 @@ public final class PersistentContainer: Sendable {
     ///
     /// Each store description may name a configuration; an entity is kept in the store of the
     /// first configuration that lists it, or else in a store without configuration.
+    ///
+    /// ```swift
+    /// let schema = try Schema([Movie.self])   // also finds Review and Person
+    /// let container = try PersistentContainer(name: "Movies", schema: schema, storeDescriptions: [.inMemory])
+    /// ```
     ///
     /// - Throws: ``StrataError`` when a store cannot be opened (see ``StoreDescription/makeStore(schema:)``).
     public init(name: String, schema: Schema, storeDescriptions: [StoreDescription]? = nil) throws {
@@ -124,6 +135,10 @@ public final class PersistentContainer: Sendable {
     }
 
     /// The default store file of a container named `name`.
+    ///
+    /// ```swift
+    /// let url = PersistentContainer.defaultStoreURL(name: "Movies")   // <defaultDirectoryURL>/Movies/Movies.sqlite
+    /// ```
     public static func defaultStoreURL(name: String) -> URL {
         defaultDirectoryURL.appendingPathComponent(name, isDirectory: true).appendingPathComponent("\(name).sqlite")
     }
@@ -139,6 +154,14 @@ public final class PersistentContainer: Sendable {
     }
 
     /// A new context for use in the caller's isolation domain (a task, an actor).
+    ///
+    /// ```swift
+    /// Task.detached {
+    ///     let context = container.newBackgroundContext()   // used only inside this task
+    ///     Movie(context: context).title = "Heat"
+    ///     try context.save()
+    /// }
+    /// ```
     public func newBackgroundContext() -> ObjectContext {
         ObjectContext(container: self)
     }
@@ -228,6 +251,13 @@ public final class PersistentContainer: Sendable {
 
     /// The object ID that a URI made by ``ObjectID/uriRepresentation`` stands for, if it names
     /// an entity and a store of this container.
+    ///
+    /// ```swift
+    /// let uri = movie.objectID.uriRepresentation   // keep it in a file or a link
+    /// if let id = container.objectID(forURIRepresentation: uri) {
+    ///     let restored = try context.existingObject(with: id) as? Movie
+    /// }
+    /// ```
     public func objectID(forURIRepresentation uri: URL) -> ObjectID? {
         guard let objectID = ObjectID(uriRepresentation: uri), !objectID.isTemporaryID,
             let storeIdentifier = objectID.storeIdentifier, store(withIdentifier: storeIdentifier) != nil,

@@ -43,6 +43,12 @@ public final class EntityObserver<Model: ManagedObject> {
 
     /// Starts observing `Model` objects of `context`.
     ///
+    /// ```swift
+    /// let observer = EntityObserver<Review>(context, on: .didChange, changes: .updated) { changes in
+    ///     print(changes.updated.map(\.stars))
+    /// }
+    /// ```
+    ///
     /// - Parameters:
     ///   - context: The context whose notifications to follow.
     ///   - event: When to call the handler.

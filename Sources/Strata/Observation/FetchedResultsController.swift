@@ -42,6 +42,11 @@ public final class FetchedResultsController<Model: ManagedObject> {
     public weak var delegate: (any FetchedResultsControllerDelegate<Model>)?
     /// The index title of a section, from its name; by default the name's first letter,
     /// upper-cased (`nil` for an empty name). Set it before ``performFetch()``.
+    ///
+    /// ```swift
+    /// controller.sectionIndexTitle = { name in name.isEmpty ? nil : String(name.prefix(2)) }
+    /// try controller.performFetch()
+    /// ```
     public var sectionIndexTitle: (_ sectionName: String) -> String? = { name in
         name.first.map { String($0).uppercased() }
     }
@@ -70,6 +75,13 @@ public final class FetchedResultsController<Model: ManagedObject> {
     /// the value of `sectionNameKeyPath` (a key such as `"year"` or `"director.name"`).
     ///
     /// Call ``performFetch()`` to load the result.
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+    /// let controller = FetchedResultsController(
+    ///     fetchRequest: request, context: context, sectionNameKeyPath: "director.name")
+    /// try controller.performFetch()   // sorted by director.name, then title
+    /// ```
     public init(fetchRequest: FetchRequest<Model>, context: ObjectContext, sectionNameKeyPath: String? = nil) {
         var request = fetchRequest
         if let key = sectionNameKeyPath, request.sortDescriptors.first?.descriptor.key != key {
@@ -81,6 +93,11 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// Creates a controller whose sections are named by the value of `keyPath`.
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
+    /// let controller = FetchedResultsController(request, context: context, sectionBy: \.year)   // "1990", "1991", …
+    /// ```
     public convenience init<Value>(
         _ fetchRequest: FetchRequest<Model>, context: ObjectContext, sectionBy keyPath: KeyPath<Model, Value>
     ) {
@@ -100,6 +117,11 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// Fetches the result and starts following the context. Calling it again fetches afresh
     /// (after changing ``sectionIndexTitle``, say) without announcing a change.
+    ///
+    /// ```swift
+    /// try controller.performFetch()
+    /// print(controller.fetchedObjects.count, "movies in", controller.sections.count, "sections")
+    /// ```
     ///
     /// - Throws: The errors of ``ObjectContext/fetch(_:)-(FetchRequest<Model>)``: an unknown key,
     ///   a section key that is not an attribute, a type mismatch or a store error.
@@ -142,6 +164,12 @@ public final class FetchedResultsController<Model: ManagedObject> {
     // MARK: Reading the result
 
     /// The result's sections, in order. Without a section key there is exactly one.
+    ///
+    /// ```swift
+    /// for section in controller.sections {
+    ///     print(section.name, section.numberOfObjects)
+    /// }
+    /// ```
     public var sections: [FetchedResultsSection<Model>] {
         layout.sections.map { section in
             FetchedResultsSection(
@@ -152,6 +180,10 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// The object at an index path (`[section, item]`).
     ///
+    /// ```swift
+    /// let first = controller.object(at: IndexPath(item: 0, section: 0))
+    /// ```
+    ///
     /// - Precondition: The index path is within ``sections``.
     public func object(at indexPath: IndexPath) -> Model {
         let section = layout.sections[indexPath[0]]
@@ -160,6 +192,10 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// The index path of an object, or `nil` when it is not in the result.
+    ///
+    /// ```swift
+    /// if let path = controller.indexPath(for: movie) { print(path.section, path.item) }
+    /// ```
     ///
     /// - Complexity: O(log n).
     public func indexPath(for object: Model) -> IndexPath? {
@@ -174,6 +210,10 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// The index of the first section whose index title is `title`, or `nil`.
+    ///
+    /// ```swift
+    /// let section = controller.section(forSectionIndexTitle: "H")   // where the index bar's "H" scrolls to
+    /// ```
     public func section(forSectionIndexTitle title: String) -> Int? {
         layout.sections.firstIndex { $0.indexTitle == title }
     }
@@ -184,6 +224,11 @@ public final class FetchedResultsController<Model: ManagedObject> {
     /// then on; a later iteration of the same value registers when it starts. An iteration
     /// buffers the batches its consumer has not read yet; ending it (cancelling the task or
     /// leaving the loop) removes the registration. Releasing the controller ends every iteration.
+    ///
+    /// ```swift
+    /// let changes = controller.changes   // registers now, so no batch is missed
+    /// for await change in changes { print(change.insertedIndexPaths, change.deletedIndexPaths) }
+    /// ```
     public var changes: FetchedResultsChanges { streams.makeSequence() }
 
     /// The number of registrations the controller holds: its context observations and the live
@@ -373,8 +418,6 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
 @available(*, unavailable, message: "A controller belongs to its context's isolation domain.")
 extension FetchedResultsController: Sendable {}
-
-/// An object's place in a ``FetchedResultsController``'s order.
 
 /// The sections of a controller's result, as ranges of its flat list.
 struct FetchedResultsLayout {

@@ -102,6 +102,13 @@ extension PersistentContainer {
     /// Like ``observe(_:)``, but re-runs `request` after the saves that change objects of the
     /// entity of `tracking` (for example a list of movies that shows review counts, re-run
     /// when reviews change).
+    ///
+    /// ```swift
+    /// let movies = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+    /// for try await snapshots in container.observe(movies, trackingChangesOf: FetchRequest<Review>()) {
+    ///     print(snapshots.count)   // after each save of reviews
+    /// }
+    /// ```
     public func observe<Model: ValueSnapshotRepresentable, Tracked: ManagedObject>(
         _ request: FetchRequest<Model>, trackingChangesOf tracking: FetchRequest<Tracked>
     ) -> LiveQuery<[Model.Value]> {
@@ -147,6 +154,12 @@ extension PersistentContainer {
     }
 
     /// The number of objects `request` matches, now and after each save that changes it.
+    ///
+    /// ```swift
+    /// for try await count in container.observeCount(of: FetchRequest<Movie>(predicate: \.year >= 1990)) {
+    ///     print(count)
+    /// }
+    /// ```
     public func observeCount<Model: ManagedObject>(of request: FetchRequest<Model>) -> LiveQuery<Int> {
         LiveQuery(container: self, relevantEntities: relevantEntities(for: request)) { context in
             try context.count(for: request)
@@ -155,6 +168,12 @@ extension PersistentContainer {
 
     /// The sum of an attribute over the objects that match, computed in SQL now and after each
     /// save that changes it.
+    ///
+    /// ```swift
+    /// for try await total in container.observeSum(of: \Movie.boxOffice, where: \.year >= 1990) {
+    ///     print(total)   // Decimal
+    /// }
+    /// ```
     public func observeSum<Model: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Sum> where Value.Sum: Sendable & Equatable {
@@ -162,6 +181,12 @@ extension PersistentContainer {
     }
 
     /// The average of an attribute over the objects that match (`nil` when none do).
+    ///
+    /// ```swift
+    /// for try await average in container.observeAverage(of: \Review.stars) {
+    ///     print(average ?? 0)   // Double?
+    /// }
+    /// ```
     public func observeAverage<Model: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Average?> where Value.Average: Sendable & Equatable {
@@ -169,6 +194,10 @@ extension PersistentContainer {
     }
 
     /// The smallest value of an attribute among the objects that match (`nil` when none do).
+    ///
+    /// ```swift
+    /// for try await earliest in container.observeMin(of: \Movie.year) { print(earliest ?? 0) }   // Int?
+    /// ```
     public func observeMin<Model: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Bound?> where Value.Bound: Sendable & Equatable {
@@ -176,6 +205,12 @@ extension PersistentContainer {
     }
 
     /// The largest value of an attribute among the objects that match (`nil` when none do).
+    ///
+    /// ```swift
+    /// for try await best in container.observeMax(of: \Movie.rating, where: \.year >= 1990) {
+    ///     print(best ?? 0)   // Double?
+    /// }
+    /// ```
     public func observeMax<Model: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         of keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) -> LiveQuery<Value.Bound?> where Value.Bound: Sendable & Equatable {

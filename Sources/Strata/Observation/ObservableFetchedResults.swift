@@ -26,6 +26,12 @@ public final class ObservableFetchedResults<Model: ManagedObject> {
 
     /// Wraps `controller`, fetching its result first if it has not been fetched.
     ///
+    /// ```swift
+    /// let controller = FetchedResultsController(FetchRequest<Movie>(), context: context, sectionBy: \.year)
+    /// let results = try ObservableFetchedResults(controller)   // no performFetch() needed
+    /// results.sections.map(\.name)
+    /// ```
+    ///
     /// - Throws: The errors of ``FetchedResultsController/performFetch()``.
     public init(_ controller: FetchedResultsController<Model>) throws {
         if controller.entity == nil { try controller.performFetch() }

@@ -149,7 +149,9 @@ extension ContextObservation: Sendable {}
 /// so a slow consumer never blocks a save; ending it (cancelling its task, or breaking out of
 /// the loop) removes its registration, and so does releasing a sequence never iterated.
 public struct ContextChangesSequence: AsyncSequence, Sendable {
+    /// The type of the values the sequence yields.
     public typealias Element = ContextChanges
+    /// The error iteration can throw (none).
     public typealias Failure = Never
 
     let source: StreamSource<ContextChanges, ContextNotification.Name>

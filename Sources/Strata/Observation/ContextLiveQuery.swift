@@ -26,7 +26,9 @@ import Foundation
 /// - Each iteration registers when it is made; ending it (leaving the loop, or cancelling its
 ///   task) removes every registration.
 public struct ContextLiveQuery<Result: Equatable>: AsyncSequence {
+    /// The type of the values the sequence yields.
     public typealias Element = Result
+    /// The error iteration can throw.
     public typealias Failure = any Error
 
     let context: ObjectContext

@@ -104,6 +104,7 @@ public enum EntityObserverEvent: Sendable, Hashable {
 
 /// The kinds of change an ``EntityObserver`` reports.
 public struct EntityChangeKinds: OptionSet, Sendable, Hashable {
+    /// The kinds as bits: inserted, updated, deleted.
     public let rawValue: Int
     /// Creates a set of kinds from its raw value.
     public init(rawValue: Int) { self.rawValue = rawValue }

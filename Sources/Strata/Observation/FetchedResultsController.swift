@@ -511,7 +511,9 @@ extension FetchedResultsControllerDelegate {
 
 /// The batches of changes of a ``FetchedResultsController``, as an `AsyncSequence`.
 public struct FetchedResultsChanges: AsyncSequence, Sendable {
+    /// The type of the values the sequence yields.
     public typealias Element = FetchedResultsChange
+    /// The error iteration can throw (none).
     public typealias Failure = Never
 
     let source: StreamSource<FetchedResultsChange, EveryElement>

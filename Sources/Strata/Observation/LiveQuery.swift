@@ -20,7 +20,9 @@ import Foundation
 ///   next result it reads is the latest.
 /// - Ending the iteration (cancelling its task or leaving the loop) removes the registration.
 public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
+    /// The type of the values the sequence yields.
     public typealias Element = Result
+    /// The error iteration can throw.
     public typealias Failure = any Error
 
     let container: PersistentContainer

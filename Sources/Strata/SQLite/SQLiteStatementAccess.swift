@@ -30,6 +30,11 @@ struct StatementBinder {
         sqlite3_reset(handle)
     }
 
+    /// Releases the values bound to the statement (a cached statement keeps them otherwise).
+    func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
     /// Binds `value` to the parameter at `index` (1-based).
     func bind(_ value: AttributeValue, at index: Int32) throws {
         let code: Int32

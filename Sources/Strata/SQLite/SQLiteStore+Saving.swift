@@ -170,14 +170,16 @@ private struct ChangeWriter {
     static let maximumRowsPerInsert = 64
 
     /// How many rows of an entity one INSERT writes at most: a power of two, at most
-    /// ``maximumRowsPerInsert``, and few enough to stay well under SQLite's 32,766 parameters.
+    /// ``maximumRowsPerInsert``, and few enough for the connection's limit on parameters.
     mutating func rowsPerInsert(entityName: String) throws -> Int {
         let (_, layout) = try store.resolve(entityName)
         let columns =
             3 + layout.attributeColumns.count { $0 != nil } + layout.toOneColumns.count { $0 != nil }
             + layout.toOneEntityColumns.count { $0 != nil }
+        // The connection's own limit: 32,766 since SQLite 3.32, 999 before.
+        let limit = db.maximumStatementArgumentCount
         var rows = Self.maximumRowsPerInsert
-        while rows > 1 && rows * columns > 30_000 { rows /= 2 }
+        while rows > 1 && rows * columns > limit { rows /= 2 }
         return rows
     }
 
@@ -186,7 +188,15 @@ private struct ChangeWriter {
     mutating func assignKeys(to inserts: [StoreChangeSet.Insert]) throws {
         result.permanentIDs.reserveCapacity(inserts.count)
         result.versions.reserveCapacity(result.versions.count + inserts.count)
-        var nextKeys: [String: Int64] = [:]
+        var lastKeys: [String: Int64] = [:]
+        // Keys reserved earlier may lie above the sequence (a change set saved straight to the
+        // store can carry any permanent ID): new keys start above the highest of them too.
+        var highestReserved: [String: Int64] = [:]
+        for insert in inserts {
+            guard let reserved = insert.objectID.primaryKey else { continue }
+            let (_, layout) = try store.resolve(insert.objectID.entityName)
+            highestReserved[layout.table] = Swift.max(highestReserved[layout.table] ?? 0, reserved)
+        }
         for insert in inserts {
             let entityName = insert.objectID.entityName
             let key: Int64
@@ -194,8 +204,9 @@ private struct ChangeWriter {
                 key = reserved
             } else {
                 let (_, layout) = try store.resolve(entityName)
-                if let next = nextKeys[layout.table] {
-                    key = next
+                let last: Int64
+                if let assigned = lastKeys[layout.table] {
+                    last = assigned
                 } else {
                     lastSQL = "SELECT seq FROM sqlite_sequence WHERE name = ?"
                     let recorded = try Int64.fetchOne(
@@ -204,9 +215,15 @@ private struct ChangeWriter {
                         "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(layout.table))"
                     lastSQL = maximumSQL
                     let highest = try Int64.fetchOne(db, sql: maximumSQL) ?? 0
-                    key = Swift.max(recorded ?? 0, highest) + 1
+                    last = Swift.max(recorded ?? 0, highest, highestReserved[layout.table] ?? 0)
                 }
-                nextKeys[layout.table] = key + 1
+                guard last < Int64.max else {
+                    throw StrataError(
+                        .storeError, "\(layout.table) has used every primary key up to \(Int64.max).",
+                        entityName: entityName, fileURL: store.url)
+                }
+                key = last + 1
+                lastKeys[layout.table] = key
             }
             let objectID = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key)
             result.permanentIDs[insert.objectID] = objectID
@@ -256,6 +273,7 @@ private struct ChangeWriter {
                 }
             }
         }
+        defer { statement.clearBindings() }  // a cached 64-row statement would keep every value
         try statement.execute()
     }
 

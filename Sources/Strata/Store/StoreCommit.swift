@@ -26,12 +26,14 @@ public struct StoreCommit: Sendable, Hashable {
     /// (``StoreDescription/remoteChangePollingInterval``). Its objects are unknown: the ID lists
     /// are empty, and anything in the store may have changed.
     public var isRemote: Bool
-    /// The context that saved, from ``StoreChangeSet``; `nil` for remote commits.
+    /// The context that saved, from ``StoreChangeSet``; `nil` for remote commits. Not part of
+    /// equality: two descriptions of the same commit are equal wherever they were made.
     var origin: ObjectIdentifier?
 
     /// Creates a commit description.
     public init(
-        storeIdentifier: String, insertedObjectIDs: [ObjectID], updatedObjectIDs: [ObjectID], deletedObjectIDs: [ObjectID],
+        storeIdentifier: String, insertedObjectIDs: [ObjectID], updatedObjectIDs: [ObjectID],
+        deletedObjectIDs: [ObjectID],
         author: String?, contextName: String?, timestamp: Date = Date(), isRemote: Bool = false
     ) {
         self.isRemote = isRemote
@@ -42,6 +44,28 @@ public struct StoreCommit: Sendable, Hashable {
         self.author = author
         self.contextName = contextName
         self.timestamp = timestamp
+    }
+}
+
+extension StoreCommit {
+    /// Whether two values describe the same commit (the saving context aside).
+    public static func == (lhs: StoreCommit, rhs: StoreCommit) -> Bool {
+        lhs.storeIdentifier == rhs.storeIdentifier && lhs.insertedObjectIDs == rhs.insertedObjectIDs
+            && lhs.updatedObjectIDs == rhs.updatedObjectIDs && lhs.deletedObjectIDs == rhs.deletedObjectIDs
+            && lhs.author == rhs.author && lhs.contextName == rhs.contextName && lhs.timestamp == rhs.timestamp
+            && lhs.isRemote == rhs.isRemote
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storeIdentifier)
+        hasher.combine(insertedObjectIDs)
+        hasher.combine(updatedObjectIDs)
+        hasher.combine(deletedObjectIDs)
+        hasher.combine(author)
+        hasher.combine(contextName)
+        hasher.combine(timestamp)
+        hasher.combine(isRemote)
     }
 }
 

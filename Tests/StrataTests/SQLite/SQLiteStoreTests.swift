@@ -89,6 +89,24 @@ import Testing
         #expect((after.objectID.primaryKey ?? 0) == highest + 1)
     }
 
+    /// A change set saved straight to the store may carry a permanent ID the store never
+    /// reserved; new rows in the same save get keys above it instead of colliding with it.
+    @Test func newKeysStayAboveExplicitKeysOfTheSameSave() throws {
+        let directory = try TemporaryDirectory()
+        let schema = try Self.schema()
+        let store = try SQLiteStore(url: directory.file("Movies.sqlite"), schema: schema)
+        var explicit = try Self.insert("Person", ["name": "Explicit"], in: schema)
+        explicit.objectID = ObjectID(entityName: "Person", storeIdentifier: store.identifier, primaryKey: 2)
+        var changes = StoreChangeSet()
+        changes.inserts =
+            [try Self.insert("Person", ["name": "First"], in: schema), explicit]
+            + (try (0..<3).map { _ in try Self.insert("Person", ["name": "Later"], in: schema) })
+        let result = try store.save(changes)
+        let keys = changes.inserts.compactMap { result.permanentIDs[$0.objectID]?.primaryKey }
+        #expect(keys == [3, 2, 4, 5, 6])
+        #expect(try store.count(StoreFetchRequest(entityName: "Person")) == 5)
+    }
+
     /// A failing statement's SQL is a field of the error, not part of its message, and holds
     /// no bound value.
     @Test func aFailedStatementsSQLIsAFieldOfTheError() throws {

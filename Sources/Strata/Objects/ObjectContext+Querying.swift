@@ -150,8 +150,8 @@ extension ObjectContext {
             for object in registered.values where !object._isFault && object.entity.isKind(of: query.entity) {
                 consider(object)
             }
-            for key in insertionOrder {
-                if let object = inserted[key], object.entity.isKind(of: query.entity) { consider(object) }
+            for object in unsaved.insertedObjects where object.entity.isKind(of: query.entity) {
+                consider(object)
             }
         }
         if query.affectedStores != nil, container != nil {

@@ -421,8 +421,7 @@ extension ObjectContext {
     /// ones get their saved values back.
     public func rollback() {
         pendingErrors.removeAll()
-        for key in insertionOrder {
-            guard let object = inserted[key] else { continue }
+        for object in unsaved.insertedObjects {
             object._isInserted = false
             registered[object.objectID] = nil
             object.context = nil

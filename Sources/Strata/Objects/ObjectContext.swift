@@ -46,8 +46,6 @@ public final class ObjectContext {
     var unsaved = ChangeTracker()
     /// Inserted objects, by identity.
     var inserted: [ObjectIdentifier: ManagedObject] { unsaved.inserted }
-    /// The identities of inserted objects, in insertion order (see ``ChangeTracker``).
-    var insertionOrder: [ObjectIdentifier] { unsaved.insertionOrder }
     /// Saved objects marked for deletion, by identity.
     var deleted: [ObjectIdentifier: ManagedObject] { unsaved.deleted }
     /// Saved objects that may differ from their committed state, by identity.

@@ -237,11 +237,6 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     // MARK: Keys
 
-    /// The context's insertion order, by object.
-    func insertionRanks() -> [ObjectIdentifier: Int] {
-        managedObjectContext.insertionRanks()
-    }
-
     /// The object's place in the order: its sort-key values, then (as the store orders ties)
     /// saved objects by primary key, then unsaved ones in insertion order.
     func sortKey(for object: Model) -> SortKey {
@@ -254,7 +249,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
     func assignUnsavedOrder(to objects: some Sequence<ManagedObject>) {
         let newcomers = objects.filter { $0.objectID.isTemporaryID && unsavedOrder[ObjectIdentifier($0)] == nil }
         guard !newcomers.isEmpty else { return }
-        let ranks = insertionRanks()
+        let ranks = managedObjectContext.insertionRanks()
         for object in newcomers.sorted(by: { ranks[ObjectIdentifier($0)] ?? .max < ranks[ObjectIdentifier($1)] ?? .max }) {
             nextUnsavedOrder += 1
             unsavedOrder[ObjectIdentifier(object)] = nextUnsavedOrder

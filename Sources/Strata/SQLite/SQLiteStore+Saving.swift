@@ -11,13 +11,8 @@ extension SQLiteStore {
             return try writer.write { db in
                 // AUTOINCREMENT keeps the highest key ever used in sqlite_sequence; moving it on
                 // reserves the keys in between.
-                let recorded = try Int64.fetchOne(
-                    db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [layout.table])
-                let highest =
-                    try Int64.fetchOne(
-                        db, sql: "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(layout.table))")
-                    ?? 0
-                let start = max(recorded ?? 0, highest)
+                let recorded = try Self.recordedSequence(of: layout.table, in: db)
+                let start = try Self.highestKeyEverUsed(in: layout.table, db: db)
                 let end = start + Int64(count)
                 if recorded == nil {
                     try db.execute(
@@ -31,6 +26,22 @@ extension SQLiteStore {
         } catch {
             throw storeError(error, sql: nil)
         }
+    }
+
+    /// The AUTOINCREMENT sequence of `table`: the highest key it ever gave, or `nil` before its
+    /// first row.
+    static func recordedSequence(of table: String, in db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table])
+    }
+
+    /// The highest primary key `table` ever used: its AUTOINCREMENT sequence, or its highest row
+    /// where the sequence lags (rows another program wrote with explicit keys). No new row may
+    /// get a key at or below it.
+    static func highestKeyEverUsed(in table: String, db: Database) throws -> Int64 {
+        let highestRow =
+            try Int64.fetchOne(db, sql: "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(table))")
+            ?? 0
+        return max(try recordedSequence(of: table, in: db) ?? 0, highestRow)
     }
 
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
@@ -133,8 +144,6 @@ private struct ChangeWriter {
         var attributeNumbers: [Int]
         /// The to-one relationship numbers bound after the attributes, in column order.
         var toOne: [(number: Int, hasEntityColumn: Bool)]
-        /// The columns of one row.
-        var columnCount: Int
     }
 
     struct UpdateKey: Hashable {
@@ -162,8 +171,7 @@ private struct ChangeWriter {
             "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
         return PreparedInsert(
-            statement: try statement(sql), entityName: entity.name, attributeNumbers: attributeNumbers, toOne: toOne,
-            columnCount: columns.count)
+            statement: try statement(sql), entityName: entity.name, attributeNumbers: attributeNumbers, toOne: toOne)
     }
 
     /// The most rows one INSERT statement writes.
@@ -208,14 +216,9 @@ private struct ChangeWriter {
                 if let assigned = lastKeys[layout.table] {
                     last = assigned
                 } else {
-                    lastSQL = "SELECT seq FROM sqlite_sequence WHERE name = ?"
-                    let recorded = try Int64.fetchOne(
-                        db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [layout.table])
-                    let maximumSQL =
-                        "SELECT MAX(\(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(layout.table))"
-                    lastSQL = maximumSQL
-                    let highest = try Int64.fetchOne(db, sql: maximumSQL) ?? 0
-                    last = Swift.max(recorded ?? 0, highest, highestReserved[layout.table] ?? 0)
+                    lastSQL = nil  // an error names its own statement (GRDB's DatabaseError.sql)
+                    let highest = try SQLiteStore.highestKeyEverUsed(in: layout.table, db: db)
+                    last = Swift.max(highest, highestReserved[layout.table] ?? 0)
                 }
                 guard last < Int64.max else {
                     throw StrataError(

@@ -48,8 +48,8 @@ import Testing
             context.delete(scratch)
         }
         for index in 0..<200 { Movie(context: context).title = "Film \(index)" }
-        #expect(context.insertionOrder.count == 200)
-        #expect(Set(context.insertionOrder).count == 200)
+        #expect(context.unsaved.insertionOrder.count == 200)
+        #expect(Set(context.unsaved.insertionOrder).count == 200)
     }
 
     @Test func insertingAStandaloneObjectAdoptsTheContextsEntity() throws {

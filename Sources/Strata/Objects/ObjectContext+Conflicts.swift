@@ -108,8 +108,7 @@ extension ObjectContext {
             if existing._isFault { apply(row, to: existing) }
             target = existing
         } else {
-            object.objectID = row.objectID
-            registered[row.objectID] = object
+            registered.changeID(of: object, to: row.objectID)
             apply(row, to: object)
             target = object
         }

@@ -246,9 +246,7 @@ extension ObjectContext {
     private func applySaveResult(_ results: StoreSaveResult, to objects: ObjectsToSave) {
         for object in objects.inserted {
             guard let permanent = results.permanentIDs[object.objectID] else { continue }
-            registered[object.objectID] = nil
-            object.objectID = permanent
-            registered[permanent] = object
+            registered.changeID(of: object, to: permanent)
             object._version = results.versions[permanent] ?? 1
             object.commitValues(notifyingContext: false)  // clearPendingChanges() below
         }
@@ -410,9 +408,7 @@ extension ObjectContext {
             let keys = try store.reservePrimaryKeys(forEntityNamed: entityName, count: group.count)
             for (object, key) in zip(group, keys) {
                 let permanent = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key)
-                registered[object.objectID] = nil
-                object.objectID = permanent
-                registered[permanent] = object
+                registered.changeID(of: object, to: permanent)
             }
         }
     }

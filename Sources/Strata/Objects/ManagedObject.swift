@@ -77,7 +77,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public required init(entity: Entity) {
         precondition(!entity.isAbstract, "Cannot create an instance of the abstract entity \(entity.name).")
         self.entity = entity
-        self.objectID = ObjectID(entityName: entity.name)
+        self.objectID = ObjectID(entityName: entity.name, entityNameHash: entity.nameHash)
         self._values = entity.defaultValues
         self._relationships = entity.toManyFlags.map { $0 ? .toMany([]) : .toOne(nil) }
         _strataApplyInitialValues()
@@ -86,7 +86,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Creates an object for a row loaded from a store; its values are filled in by the context.
     /// Not for direct use: it skips the class's initial values and `awakeFromInsert()`.
     public required convenience init(_storedEntity entity: Entity) {
-        self.init(_storedEntity: entity, objectID: ObjectID(entityName: entity.name))
+        self.init(_storedEntity: entity, objectID: ObjectID(entityName: entity.name, entityNameHash: entity.nameHash))
     }
 
     /// Creates an object for the stored row with `objectID`; its values are filled in by the

@@ -29,7 +29,8 @@ extension SQLiteStore {
                     if let cached = decoders[entityName] {
                         decoder = cached
                     } else {
-                        guard let made = RowDecoder(entityName: entityName, store: self, columnIndex: columnIndex) else {
+                        guard let made = RowDecoder(entityName: entityName, store: self, columnIndex: columnIndex)
+                        else {
                             return  // a row of an entity this schema does not know
                         }
                         decoders[entityName] = made
@@ -326,18 +327,22 @@ struct RowDecoder {
     let toOnePositions: [Int?]
     let toOneEntityPositions: [Int?]
     let toOneDestinations: [String]
+    let toOneDestinationHashes: [UInt64]
     let entityName: String
+    let entityNameHash: UInt64
 
     init?(entityName: String, store: SQLiteStore, columnIndex: [String: Int]) {
         guard let entity = store.schema.entity(named: entityName), let layout = store.layout.entities[entityName] else {
             return nil
         }
         self.entityName = entityName
+        self.entityNameHash = entity.nameHash
         attributeTypes = entity.attributes.map(\.type)
         attributePositions = layout.attributeColumns.map { $0.flatMap { columnIndex[$0] } }
         toOnePositions = layout.toOneColumns.map { $0.flatMap { columnIndex[$0] } }
         toOneEntityPositions = layout.toOneEntityColumns.map { $0.flatMap { columnIndex[$0] } }
         toOneDestinations = entity.relationships.map(\.destinationEntityName)
+        toOneDestinationHashes = toOneDestinations.map(ObjectID.hash(ofEntityName:))
     }
 
     func decode(_ row: StatementRows, primaryKey: Int64, version: Int64, storeIdentifier: String) -> StoreRow {
@@ -357,14 +362,19 @@ struct RowDecoder {
                 toOne.append(nil)
                 continue
             }
-            let targetEntity = toOneEntityPositions[number].flatMap { row.string(at: Int32($0)) }
-            toOne.append(
-                ObjectID(
-                    entityName: targetEntity ?? toOneDestinations[number], storeIdentifier: storeIdentifier,
-                    primaryKey: key))
+            if let targetEntity = toOneEntityPositions[number].flatMap({ row.string(at: Int32($0)) }) {
+                toOne.append(ObjectID(entityName: targetEntity, storeIdentifier: storeIdentifier, primaryKey: key))
+            } else {
+                toOne.append(
+                    ObjectID(
+                        entityName: toOneDestinations[number], entityNameHash: toOneDestinationHashes[number],
+                        storeIdentifier: storeIdentifier, primaryKey: key))
+            }
         }
         return StoreRow(
-            objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+            objectID: ObjectID(
+                entityName: entityName, entityNameHash: entityNameHash, storeIdentifier: storeIdentifier,
+                primaryKey: primaryKey),
             version: version, attributes: attributes, toOne: toOne)
     }
 }

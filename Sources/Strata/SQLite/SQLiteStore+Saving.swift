@@ -228,7 +228,10 @@ private struct ChangeWriter {
                 key = last + 1
                 lastKeys[layout.table] = key
             }
-            let objectID = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key)
+            let objectID = ObjectID(
+                entityName: entityName, entityNameHash: insert.objectID.entityNameHash,
+                storeIdentifier: store.identifier,
+                primaryKey: key)
             result.permanentIDs[insert.objectID] = objectID
             result.versions[objectID] = 1
         }

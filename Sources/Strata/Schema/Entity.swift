@@ -37,6 +37,8 @@ public final class Entity: Sendable, CustomStringConvertible {
     // do not walk the attribute descriptions for every object.
     /// The default value of each attribute, by attribute number.
     let defaultValues: [AttributeValue]
+    /// The hash of ``name`` that object IDs of the entity carry (`ObjectID.entityNameHash`).
+    let nameHash: UInt64
     /// Whether each relationship, by relationship number, is to-many.
     let toManyFlags: [Bool]
     /// The attribute numbers of non-optional attributes.
@@ -77,6 +79,7 @@ public final class Entity: Sendable, CustomStringConvertible {
             }
         }
         self.indexes = indexes
+        self.nameHash = ObjectID.hash(ofEntityName: declaration.name)
         self.versionHash = versionHash
         self.objectType = objectType
         self.defaultValues = attributes.map(\.defaultValue)
@@ -124,7 +127,9 @@ public final class Entity: Sendable, CustomStringConvertible {
     public var description: String {
         var lines = ["entity \(name)" + (isAbstract ? " (abstract)" : "") + (superentity.map { " : \($0.name)" } ?? "")]
         for attribute in attributes {
-            let type = attribute.type == .codable ? "Codable<\(attribute.valueTypeName ?? "JSON")>" : attribute.type.description
+            let type =
+                attribute.type == .codable
+                ? "Codable<\(attribute.valueTypeName ?? "JSON")>" : attribute.type.description
             var line = "  \(attribute.name): \(type)" + (attribute.isOptional ? "?" : "")
             if !attribute.defaultValue.isNull { line += " = \(attribute.defaultValue)" }
             if attribute.isTransient { line += " [transient]" }

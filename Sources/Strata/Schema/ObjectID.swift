@@ -20,17 +20,36 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The identifier of the store that holds the object; `nil` for temporary IDs.
     public let storeIdentifier: String?
     let key: Key
+    /// A hash of ``entityName``, computed once per ID, so that hashing an ID never hashes a
+    /// string and IDs of different entities with the same primary key still hash apart (an
+    /// identity map holding many entities' objects would otherwise probe long runs of equal
+    /// hashes).
+    let entityNameHash: UInt64
 
-    init(entityName: String, temporary uuid: UUID = TemporaryIDSource.shared.next()) {
+    init(
+        entityName: String, entityNameHash: UInt64? = nil, temporary uuid: UUID = TemporaryIDSource.shared.next()
+    ) {
         self.entityName = entityName
         self.storeIdentifier = nil
         self.key = .temporary(uuid)
+        self.entityNameHash = entityNameHash ?? Self.hash(ofEntityName: entityName)
     }
 
-    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+    /// A permanent ID. Pass `entityNameHash` (``Entity/nameHash``) on per-row paths, so that
+    /// the name is not hashed again for every row.
+    init(entityName: String, entityNameHash: UInt64? = nil, storeIdentifier: String, primaryKey: Int64) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
         self.key = .permanent(primaryKey)
+        self.entityNameHash = entityNameHash ?? Self.hash(ofEntityName: entityName)
+    }
+
+    /// FNV-1a over the name's UTF-8 bytes: a few instructions per byte, and the same for equal
+    /// names (which is all `Hashable` needs; `Hasher` seeds it per process).
+    static func hash(ofEntityName name: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
     }
 
     /// Whether the object has not been saved yet.
@@ -85,16 +104,21 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 extension ObjectID {
-    /// Whether two IDs name the same object. The key is compared first: it differs between
-    /// almost any two IDs and is the cheapest part.
+    /// Whether two IDs name the same object. The key and the name's hash are compared first:
+    /// they differ between almost any two IDs and are the cheapest parts.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier
+        lhs.key == rhs.key && lhs.entityNameHash == rhs.entityNameHash && lhs.entityName == rhs.entityName
+            && lhs.storeIdentifier == rhs.storeIdentifier
     }
 
-    /// Hashes the key only: contexts hash an ID for every object they register, and the key
-    /// alone tells the IDs of one entity apart; the names only break ties between entities.
+    /// Hashes one word made of the key and the entity name's precomputed hash (or a temporary
+    /// ID's UUID, unique on its own): contexts hash an ID for every object they register, so
+    /// no string is hashed here.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
+        switch key {
+        case .permanent(let primaryKey): hasher.combine(UInt64(bitPattern: primaryKey) &+ entityNameHash)
+        case .temporary(let uuid): hasher.combine(uuid)
+        }
     }
 
     /// Encodes the ID as its URI string.

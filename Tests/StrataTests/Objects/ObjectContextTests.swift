@@ -404,6 +404,21 @@ import Testing
             #expect(Set([a, a, ObjectID(entityName: "Movie", storeIdentifier: "A", primaryKey: 2)]).count == 2)
         }
 
+        @Test func idsOfEntitiesSharingPrimaryKeysHashApart() {
+            // Every entity numbers its rows from 1: a set or identity map of many entities'
+            // objects must not put all the objects with one key in one bucket.
+            let names = (0..<50).map { "Entity\($0)" }
+            let ids = names.flatMap { name in
+                (1...20).map { ObjectID(entityName: name, storeIdentifier: "A", primaryKey: $0) }
+            }
+            #expect(Set(ids).count == 1_000)
+            let hashes = Set(ids.map(\.hashValue))
+            #expect(hashes.count == 1_000)
+            let decoded = ids.compactMap { ObjectID(uriRepresentation: $0.uriRepresentation) }
+            #expect(decoded == ids)
+            #expect(decoded.map(\.hashValue) == ids.map(\.hashValue))
+        }
+
         @Test(arguments: [
             "http://temporary/Movie/tE621E1F8-C36C-495A-93FC-0C247A3E6E5F",
             "strata://temporary/Movie/tnot-a-uuid",

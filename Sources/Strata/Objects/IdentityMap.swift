@@ -30,6 +30,30 @@ final class IdentityMap {
         object._registry = self
     }
 
+    /// The object registered under `objectID`, or else the one `make` returns, registered under
+    /// it; one hash lookup either way (a fetch makes most of its objects here).
+    ///
+    /// - Parameter make: Makes a new object with `objectID` that is in no identity map. It must
+    ///   not use this map: the map's storage is being changed while it runs.
+    func object(for objectID: ObjectID, orRegister make: () throws -> ManagedObject) rethrows -> ManagedObject {
+        var made: ManagedObject?
+        let object = try Self.modify(&storage[objectID]) { entry -> ManagedObject in
+            if let entry { return entry.takeUnretainedValue() }
+            let object = try make()
+            entry = Unmanaged.passUnretained(object)
+            made = object
+            return object
+        }
+        made?._registry = self
+        return object
+    }
+
+    private static func modify<Value, Result>(
+        _ value: inout Value, _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        try body(&value)
+    }
+
     /// Gives a registered object a new ID, and moves its entry with it.
     func changeID(of object: ManagedObject, to objectID: ObjectID) {
         self[object.objectID] = nil
@@ -39,9 +63,11 @@ final class IdentityMap {
 
     /// Called by a registered object as it is released: drops its entry.
     func objectWasReleased(_ object: ManagedObject) {
-        let key = object.objectID
-        if let entry = storage[key], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            storage.removeValue(forKey: key)
+        // One hash lookup: the index found is the one removed.
+        if let index = storage.index(forKey: object.objectID),
+            storage.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque()
+        {
+            storage.remove(at: index)
         }
     }
 

@@ -10,11 +10,17 @@ import Foundation
 extension ObjectContext {
     /// A new fault for a stored object, registered under its ID.
     func makeFault(for objectID: ObjectID, entity: Entity) -> ManagedObject {
+        let object = newFault(for: objectID, entity: entity)
+        registered[objectID] = object
+        return object
+    }
+
+    /// A new fault of this context, not registered yet.
+    private func newFault(for objectID: ObjectID, entity: Entity) -> ManagedObject {
         let type = (entity.objectType as? ManagedObject.Type) ?? ManagedObject.self
         let object = type.init(_storedEntity: entity, objectID: objectID)
         object.context = self
         object._isFault = true
-        registered[objectID] = object
         return object
     }
 
@@ -68,23 +74,23 @@ extension ObjectContext {
         registered.reserveCapacity(rows.count)
         var lastEntity: Entity?
         for row in rows {
-            if let object = registered[row.objectID] {
-                if object._isFault { apply(row, to: object) }
-                objects.append(object)
-                continue
-            }
-            let entity: Entity
-            if let lastEntity, lastEntity.name == row.objectID.entityName {
-                entity = lastEntity
-            } else {
-                guard let found = schema.entity(named: row.objectID.entityName), !found.isAbstract else {
-                    throw notFound(row.objectID, reason: "the schema has no concrete entity \(row.objectID.entityName)")
+            var isNew = false
+            let object = try registered.object(for: row.objectID) {
+                let entity: Entity
+                if let lastEntity, lastEntity.name == row.objectID.entityName {
+                    entity = lastEntity
+                } else {
+                    guard let found = schema.entity(named: row.objectID.entityName), !found.isAbstract else {
+                        throw notFound(
+                            row.objectID, reason: "the schema has no concrete entity \(row.objectID.entityName)")
+                    }
+                    entity = found
+                    lastEntity = found
                 }
-                entity = found
-                lastEntity = found
+                isNew = true
+                return newFault(for: row.objectID, entity: entity)
             }
-            let object = makeFault(for: row.objectID, entity: entity)
-            apply(row, to: object)
+            if isNew || object._isFault { apply(row, to: object) }
             objects.append(object)
         }
         return objects

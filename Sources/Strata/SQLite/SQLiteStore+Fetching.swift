@@ -321,7 +321,10 @@ extension SQLiteStore {
 }
 
 /// Decodes rows of one entity by column position.
-struct RowDecoder {
+///
+/// A class: a fetch hands the same decoder to every row of an entity, and a struct of six
+/// arrays would be copied (six retains and releases) per row.
+final class RowDecoder {
     let attributeTypes: [AttributeType]
     let attributePositions: [Int?]
     let toOnePositions: [Int?]

@@ -109,7 +109,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// - Parameter context: The context that will own the object. Its schema must contain the
     ///   class's entity.
     public convenience init(context: ObjectContext) {
-        guard let entity = context.schema.entity(named: Self.entity.name) else {
+        guard let entity = context.schemaEntity(for: Self.entity) else {
             preconditionFailure(
                 "The context's schema has no entity \(Self.entity.name); add \(Self.self) to the schema.")
         }

@@ -60,6 +60,8 @@ public final class ObjectContext {
     var isViewContext = false
     /// Saves of other contexts collected for this context's live queries.
     var observedSaves = ObservedSaves()
+    /// The last answer of ``schemaEntity(for:)``.
+    private var lastSchemaEntity: (asked: Entity, found: Entity)?
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     ///
@@ -113,6 +115,18 @@ public final class ObjectContext {
         for child in children { child.context?.adoptPermanentIDs(permanentIDs, versions: versions) }
     }
 
+    /// The entity of the context's schema with the name of `entity` (usually `entity` itself).
+    /// The last answer is remembered: objects are mostly created and inserted an entity at a
+    /// time, and each would otherwise hash the entity's name twice.
+    func schemaEntity(for entity: Entity) -> Entity? {
+        // A class's own entity (asked when an object is created) and the schema's (asked when
+        // it is inserted) are usually two instances: both hit.
+        if let last = lastSchemaEntity, last.asked === entity || last.found === entity { return last.found }
+        guard let found = schema.entity(named: entity.name) else { return nil }
+        lastSchemaEntity = (entity, found)
+        return found
+    }
+
     /// Inserts a new object, and the new objects it is related to, into the context.
     ///
     /// Inserting an object that is already in this context does nothing. Inserting an object of
@@ -139,7 +153,7 @@ public final class ObjectContext {
                     entityName: object.entity.name, objectID: object.objectID))
             return
         }
-        guard let entity = schema.entity(named: object.entity.name) else {
+        guard let entity = schemaEntity(for: object.entity) else {
             preconditionFailure("The context's schema has no entity \(object.entity.name).")
         }
         // Objects made from the class's own entity usually share the schema's instance.

@@ -147,16 +147,31 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// Replaces the result with `objects`, keyed and grouped.
     func load(_ objects: [Model]) {
-        assignUnsavedOrder(to: objects.lazy.map { $0 as ManagedObject })
-        var pairs = objects.map { (object: $0, key: sortKey(for: $0)) }
+        // Written over concrete types (`SortKey`, `Int`, `ObjectIdentifier`): code over
+        // `Model` is not specialized for the app's class, and generic passes over
+        // `(Model, SortKey)` pairs cost more than the fetch itself.
+        var managed: [ManagedObject] = []
+        managed.reserveCapacity(objects.count)
+        for object in objects { managed.append(object) }
+        assignUnsavedOrder(to: managed)
+        var keys: [SortKey] = []
+        keys.reserveCapacity(managed.count)
+        for object in managed { keys.append(sortKey(for: object)) }
+        var ordered = objects
         // The store's order and the in-memory one agree except for collations SQLite lacks.
-        if zip(pairs, pairs.dropFirst()).contains(where: { compare($0.key, $1.key) > 0 }) {
-            pairs.sort { compare($0.key, $1.key) < 0 }
+        if keys.indices.dropFirst().contains(where: { compare(keys[$0 - 1], keys[$0]) > 0 }) {
+            let permutation = keys.indices.sorted { compare(keys[$0], keys[$1]) < 0 }
+            ordered = permutation.map { objects[$0] }
+            keys = permutation.map { keys[$0] }
         }
-        fetchedObjects = pairs.map(\.object)
-        keys = pairs.map(\.key)
-        keyByObject = Dictionary(
-            pairs.map { (ObjectIdentifier($0.object), $0.key) }, uniquingKeysWith: { first, _ in first })
+        var keyByObject: [ObjectIdentifier: SortKey] = [:]
+        keyByObject.reserveCapacity(keys.count)
+        for index in ordered.indices.reversed() {  // the first of duplicates wins
+            keyByObject[ObjectIdentifier(ordered[index])] = keys[index]
+        }
+        fetchedObjects = ordered
+        self.keys = keys
+        self.keyByObject = keyByObject
         unsavedOrder = unsavedOrder.filter { keyByObject[$0.key] != nil }
         layout = makeLayout()
     }
@@ -239,18 +254,22 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// The object's place in the order: its sort-key values, then (as the store orders ties)
     /// saved objects by primary key, then unsaved ones in insertion order.
-    func sortKey(for object: Model) -> SortKey {
+    func sortKey(for object: ManagedObject) -> SortKey {
         SortKey(of: object, by: sorts) { unsavedOrder[ObjectIdentifier($0)] ?? Int64.max }
     }
 
     /// Gives the unsaved objects among `objects` that have none a place in the order of unsaved
     /// objects, following the context's insertion order. A place, once given, never changes,
     /// so that the keys already in the result stay valid when the context's order shifts.
-    func assignUnsavedOrder(to objects: some Sequence<ManagedObject>) {
-        let newcomers = objects.filter { $0.objectID.isTemporaryID && unsavedOrder[ObjectIdentifier($0)] == nil }
+    func assignUnsavedOrder(to objects: [ManagedObject]) {
+        var newcomers: [ManagedObject] = []
+        for object in objects where object.objectID.isTemporaryID && unsavedOrder[ObjectIdentifier(object)] == nil {
+            newcomers.append(object)
+        }
         guard !newcomers.isEmpty else { return }
         let ranks = managedObjectContext.insertionRanks()
-        for object in newcomers.sorted(by: { ranks[ObjectIdentifier($0)] ?? .max < ranks[ObjectIdentifier($1)] ?? .max }) {
+        for object in newcomers.sorted(by: { ranks[ObjectIdentifier($0)] ?? .max < ranks[ObjectIdentifier($1)] ?? .max }
+        ) {
             nextUnsavedOrder += 1
             unsavedOrder[ObjectIdentifier(object)] = nextUnsavedOrder
         }
@@ -312,7 +331,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
                 sections[sections.count - 1].count += 1
             } else {
                 let name = sectionName(of: key)
-                sections.append(.init(name: name, indexTitle: sectionIndexTitle(name), key: key, start: index, count: 1))
+                sections.append(
+                    .init(name: name, indexTitle: sectionIndexTitle(name), key: key, start: index, count: 1))
             }
         }
         return FetchedResultsLayout(sections: sections)
@@ -501,7 +521,9 @@ extension FetchedResultsControllerDelegate {
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Model>) {}
 
     /// Does nothing by default.
-    public func controller(_ controller: FetchedResultsController<Model>, didChangeContentWith change: FetchedResultsChange) {}
+    public func controller(
+        _ controller: FetchedResultsController<Model>, didChangeContentWith change: FetchedResultsChange
+    ) {}
 }
 
 /// The batches of changes of a ``FetchedResultsController``, as an `AsyncSequence`.

@@ -19,3 +19,23 @@ extension ManagedObject: PredicateArgument {
     /// The object, by its ID.
     public var predicateExpression: QueryExpression { .objectID(objectID) }
 }
+
+extension Array where Element == ManagedObject {
+    /// The objects that are `Model`s, as `Model`s, in order.
+    ///
+    /// A fetch's objects are nearly always exactly of the requested class: comparing the class
+    /// first skips a dynamic cast per object (code generic over `Model` is not specialized for
+    /// the app's class, so `compactMap { $0 as? Model }` pays the runtime's full cast).
+    func ofType<Model: ManagedObject>(_ type: Model.Type) -> [Model] {
+        var result: [Model] = []
+        result.reserveCapacity(count)
+        for object in self {
+            if Swift.type(of: object) == type {
+                result.append(unsafeDowncast(object, to: Model.self))
+            } else if let model = object as? Model {
+                result.append(model)
+            }
+        }
+        return result
+    }
+}

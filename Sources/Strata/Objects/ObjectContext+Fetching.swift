@@ -13,7 +13,7 @@ extension ObjectContext {
     ///
     /// - Throws: ``StrataError`` when the store cannot be read.
     public func fetch<Model: ManagedObject>(_ type: Model.Type) throws -> [Model] {
-        try fetch(entityName: type.entity.name).compactMap { $0 as? Model }
+        try fetch(entityName: type.entity.name).ofType(Model.self)
     }
 
     /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)``.

@@ -29,7 +29,7 @@ extension ObjectContext {
     ///   type), ``StrataError/Code/invalidPredicate``, or a store error.
     public func fetch<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> [Model] {
         let objects = try execute(try query(for: request))
-        return objects.compactMap { $0 as? Model }
+        return objects.ofType(Model.self)
     }
 
     /// The objects of a class that match a predicate, sorted, at most `limit` of them.

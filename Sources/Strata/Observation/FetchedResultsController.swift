@@ -128,7 +128,7 @@ public final class FetchedResultsController<Model: ManagedObject> {
     public func performFetch() throws {
         // One plan: the context fetches with it, and the controller judges changes by it.
         let query = try managedObjectContext.query(for: fetchRequest)
-        let objects = try managedObjectContext.execute(query).compactMap { $0 as? Model }
+        let objects = try managedObjectContext.execute(query).ofType(Model.self)
         self.entity = query.entity
         self.sorts = query.plan.sorts
         self.evaluator = query.plan.predicate.map(PredicateEvaluator.init)

@@ -74,6 +74,14 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
                         row.objectID.primaryKey.map { Self.contains(batchKeys, $0) } ?? false
                     }
                 let objects = (try? context.materialize(wanted)) ?? []
+                // The usual case, a range scan in key order: the objects are the batch as is.
+                if objects.count == batchKeys.count,
+                    zip(objects, batchKeys).allSatisfy({ $0.objectID.primaryKey == $1 })
+                {
+                    batch = objects
+                    batchIndex = number
+                    return
+                }
                 loaded.reserveCapacity(objects.count)
                 for object in objects {
                     if let key = object.objectID.primaryKey { loaded[key] = object }
@@ -126,8 +134,11 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
 
     /// The result at `position`, loading its batch if needed.
     public subscript(position: Int) -> Model {
-        // Every object of the result is of the request's entity, so the cast holds.
-        loader.object(at: position) as! Model
+        // Every object of the result is of the request's entity, so the cast holds. Objects of
+        // exactly `Model` skip the runtime's dynamic cast (see `Array.ofType(_:)`).
+        let object = loader.object(at: position)
+        if type(of: object) == Model.self { return unsafeDowncast(object, to: Model.self) }
+        return object as! Model
     }
 }
 

@@ -12,8 +12,6 @@ extension ManagedObject {
 
         let oldObjects = oldValue.objects
         let newObjects = newValue.objects
-        let oldIDs = Set(oldObjects.map(ObjectIdentifier.init))
-        let newIDs = Set(newObjects.map(ObjectIdentifier.init))
         if let context {
             // New objects that are in no context join this one; saved objects that lost their
             // context are not inserted again (a save reports them as belonging elsewhere).
@@ -25,10 +23,15 @@ extension ManagedObject {
         if context == nil, let other = newObjects.lazy.compactMap(\.context).first {
             other.insert(self)
         }
-        for removed in oldObjects where !newIDs.contains(ObjectIdentifier(removed)) {
+        // To-one changes (one object on each side at most) need no sets.
+        let oldIDs = oldObjects.count > 1 ? Set(oldObjects.map(ObjectIdentifier.init)) : nil
+        let newIDs = newObjects.count > 1 ? Set(newObjects.map(ObjectIdentifier.init)) : nil
+        for removed in oldObjects
+        where !(newIDs?.contains(ObjectIdentifier(removed)) ?? newObjects.contains { $0 === removed }) {
             removed.removeInverse(inverseName, pointingTo: self)
         }
-        for added in newObjects where !oldIDs.contains(ObjectIdentifier(added)) {
+        for added in newObjects
+        where !(oldIDs?.contains(ObjectIdentifier(added)) ?? oldObjects.contains { $0 === added }) {
             added.addInverse(inverseName, pointingTo: self)
         }
     }
@@ -41,6 +44,7 @@ extension ManagedObject {
             _relationships[index] = .toOne(nil)
         case .toMany(var objects):
             guard let position = objects.firstIndex(where: { $0 === object }) else { return }
+            _relationships[index] = .toManyFault  // no copy of the array (see addInverse)
             objects.remove(at: position)
             _relationships[index] = .toMany(objects)
         default:
@@ -62,6 +66,9 @@ extension ManagedObject {
             }
         case .toMany(var objects):
             if objects.contains(where: { $0 === object }) { return }
+            // Release the stored array first, so that the append below does not copy it (and
+            // retain every element): building a to-many side one object at a time stays linear.
+            _relationships[index] = .toManyFault
             objects.append(object)
             _relationships[index] = .toMany(objects)
         case .toManyFault:

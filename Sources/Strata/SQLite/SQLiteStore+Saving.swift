@@ -131,6 +131,9 @@ private struct ChangeWriter {
     /// Prepared inserts per entity, and update statements' SQL per set of columns.
     var insertStatements: [InsertKey: PreparedInsert] = [:]
     var updateSQL: [UpdateKey: String] = [:]
+    /// The statement of the last update, for the next update of the same columns (a save
+    /// usually changes the same attributes of many objects): no SQL built or looked up.
+    var lastUpdate: (key: UpdateKey, statement: StatementBinder)?
 
     struct InsertKey: Hashable {
         var entityName: String
@@ -356,20 +359,14 @@ private struct ChangeWriter {
             }
             let columns = assignments.map(\.column)
             let key = UpdateKey(table: layout.table, columns: columns)
-            let sql: String
-            if let cached = updateSQL[key] {
-                sql = cached
+            let statement: StatementBinder
+            if let last = lastUpdate, last.key == key {
+                statement = last.statement
+                lastSQL = statement.sql
             } else {
-                sql =
-                    "UPDATE \(quoted(layout.table)) SET "
-                    + (columns.map { "\(quoted($0)) = ?" } + [
-                        "\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"
-                    ])
-                    .joined(separator: ", ")
-                    + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
-                updateSQL[key] = sql
+                statement = try self.statement(updateStatementSQL(for: key))
+                lastUpdate = (key, statement)
             }
-            let statement = try statement(sql)
             for (offset, assignment) in assignments.enumerated() {
                 try statement.bind(assignment.value, at: Int32(offset + 1))
             }
@@ -383,6 +380,21 @@ private struct ChangeWriter {
             result.versions[update.objectID] = update.expectedVersion + 1
         }
         return deferredToOne
+    }
+
+    /// The UPDATE statement for a table and columns: sets them, raises the version, and
+    /// matches the row by key and expected version.
+    mutating func updateStatementSQL(for key: UpdateKey) -> String {
+        if let cached = updateSQL[key] { return cached }
+        let sql =
+            "UPDATE \(quoted(key.table)) SET "
+            + (key.columns.map { "\(quoted($0)) = ?" } + [
+                "\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"
+            ])
+            .joined(separator: ", ")
+            + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
+        updateSQL[key] = sql
+        return sql
     }
 
     /// Rows of new objects with their to-one references. Every new object gets its key

@@ -125,8 +125,10 @@ public struct StoreConformanceSuite: Sendable {
         case .discardingAChildLeavesTheParentUntouched: try discardingAChildLeavesTheParentUntouched()
         case .deletionsInAChildReachTheParentWithTheirRules: try deletionsInAChildReachTheParentWithTheirRules()
         case .aChildValidatesBeforePushing: try aChildValidatesBeforePushing()
-        case .storeTrumpKeepsTheSavedObjectOnDuplicateInsert: try storeWinningPoliciesKeepTheSavedObject(policy: .mergeByPropertyStoreTrump)
-        case .rollbackKeepsTheSavedObjectOnDuplicateInsert: try storeWinningPoliciesKeepTheSavedObject(policy: .rollback)
+        case .storeTrumpKeepsTheSavedObjectOnDuplicateInsert:
+            try storeWinningPoliciesKeepTheSavedObject(policy: .mergeByPropertyStoreTrump)
+        case .rollbackKeepsTheSavedObjectOnDuplicateInsert:
+            try storeWinningPoliciesKeepTheSavedObject(policy: .rollback)
 
         case .keysOfDeletedObjectsAreNeverReused: try keysOfDeletedObjectsAreNeverReused()
         case .aSaveCanFreeAUniqueValueAndReuseIt: try aSaveCanFreeAUniqueValueAndReuseIt()
@@ -145,7 +147,7 @@ public struct StoreConformanceSuite: Sendable {
 
 extension StoreConformanceSuite {
     fileprivate func savedObjectsComeBackWithTheirRelationships() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let movie = Movie(context: context)
         movie.title = "Heat"
@@ -195,7 +197,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func updatesAndDeletesAreSaved() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let movie = Movie(context: context)
         movie.title = "Heat"
@@ -239,7 +241,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func nullifyRemovesTheDeletedObjectFromTheOtherSide() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let movie = Movie(context: context)
         movie.title = "Heat"
@@ -254,7 +256,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func aFailedValidationSavesNothing() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let good = Movie(context: context)
         good.title = "Heat"
@@ -278,7 +280,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func aStaleSaveIsAConflictAndSavesNothing() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let first = container.newBackgroundContext()
         let movie = Movie(context: first)
         movie.title = "Heat"
@@ -305,7 +307,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func rollbackAndResetForgetUnsavedWork() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let movie = Movie(context: context)
         movie.title = "Heat"
@@ -325,7 +327,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func faultsLoadOnFirstAccess() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let movie = Movie(context: context)
         movie.title = "Heat"
@@ -344,7 +346,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func subentitiesShareTheirParentsTable() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let car = Car(context: context)
         car.maker = "Volvo"
@@ -361,7 +363,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func uniquenessConflictsAreTypedAndSaveNothing() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let first = Movie(context: context)
         first.title = "Heat"
@@ -378,7 +380,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func relatingObjectsOfTwoContextsIsATypedErrorAtSave() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let first = container.newBackgroundContext()
         let movie = Movie(context: first)
         movie.title = "Heat"
@@ -397,7 +399,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func aDeletedObjectCannotBeUsedAfterTheDeletionIsSaved() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         let movie = Movie(context: context)
         movie.title = "Heat"
@@ -459,7 +461,9 @@ extension StoreConformanceSuite {
     }
 
     /// Saves a new movie whose unique id is `id`'s, with `policy`; returns the new movie.
-    fileprivate func saveDuplicate(of id: UUID, titled title: String, in container: PersistentContainer, policy: MergePolicy)
+    fileprivate func saveDuplicate(
+        of id: UUID, titled title: String, in container: PersistentContainer, policy: MergePolicy
+    )
         throws -> Movie
     {
         let context = container.newBackgroundContext()
@@ -473,8 +477,13 @@ extension StoreConformanceSuite {
 
     fileprivate func objectTrumpTurnsADuplicateInsertIntoAnUpdate() throws {
         let (container, id, savedID) = try containerWithMovie()
-        let upsert = try saveDuplicate(of: id, titled: "Heat (Director's Cut)", in: container, policy: .mergeByPropertyObjectTrump)
+        let upsert = try saveDuplicate(
+            of: id, titled: "Heat (Director's Cut)", in: container, policy: .mergeByPropertyObjectTrump)
         #expect(upsert.objectID == savedID)
+        // The save made what it wrote the object's committed state, as for any update.
+        #expect(!upsert.hasChanges)
+        #expect(upsert.changedValues().isEmpty)
+        #expect(upsert.context?.hasChanges == false)
         let stored = try storedMovies(container)
         #expect(stored.count == 1)
         #expect(stored.first?.title == "Heat (Director's Cut)")
@@ -499,7 +508,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func duplicatesWithinOneSaveCollapseToOne() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let context = container.newBackgroundContext()
         context.mergePolicy = .mergeByPropertyObjectTrump
         let id = UUID()
@@ -551,7 +560,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func aChildSavePushesIntoTheParentNotTheStore() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let parent = container.newBackgroundContext()
         let movie = Movie(context: parent)
         movie.title = "Heat"
@@ -580,7 +589,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func aChildSeesItsParentsUnsavedChanges() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let parent = container.newBackgroundContext()
         let saved = Movie(context: parent)
         saved.title = "Saved"
@@ -598,7 +607,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func discardingAChildLeavesTheParentUntouched() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let parent = container.newBackgroundContext()
         let movie = Movie(context: parent)
         movie.title = "Heat"
@@ -614,7 +623,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func deletionsInAChildReachTheParentWithTheirRules() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let parent = container.newBackgroundContext()
         let movie = Movie(context: parent)
         movie.title = "Heat"
@@ -631,7 +640,7 @@ extension StoreConformanceSuite {
     }
 
     fileprivate func aChildValidatesBeforePushing() throws {
-                let container = try makeContainer()
+        let container = try makeContainer()
         let parent = container.newBackgroundContext()
         let child = ObjectContext(parent: parent)
         let movie = Movie(context: child)
@@ -639,7 +648,6 @@ extension StoreConformanceSuite {
         #expect(throws: StrataError.self) { try child.save() }
         #expect(!parent.hasChanges)
     }
-
 
     fileprivate func keysOfDeletedObjectsAreNeverReused() throws {
         let container = try makeContainer()

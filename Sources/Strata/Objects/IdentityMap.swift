@@ -20,6 +20,8 @@ final class IdentityMap {
     }
 
     private func insert(_ object: ManagedObject, for objectID: ObjectID) {
+        // An entry under another key than the object's ID could not be removed in `deinit`.
+        precondition(object.objectID == objectID, "\(object.objectID) registered under \(objectID).")
         if let registry = object._registry, registry !== self || object.objectID != objectID {
             registry[object.objectID] = nil
         }
@@ -56,7 +58,7 @@ final class IdentityMap {
 
     /// Gives a registered object a new ID, and moves its entry with it.
     func changeID(of object: ManagedObject, to objectID: ObjectID) {
-        self[object.objectID] = nil
+        object._registry?[object.objectID] = nil  // the map it is in, should it not be this one
         object.objectID = objectID
         self[objectID] = object
     }

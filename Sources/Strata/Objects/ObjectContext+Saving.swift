@@ -39,7 +39,10 @@ extension ObjectContext {
         if let parent {
             try operation.push(to: parent)
         } else {
-            operation.apply(try operation.write())
+            // Two statements: `apply` must see the objects `write()` collected again after
+            // resolving conflicts (a call would copy `operation` before its argument ran).
+            let results = try operation.write()
+            operation.apply(results)
         }
         let saved = operation.objects
         postDidSave(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted)

@@ -44,12 +44,11 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         self.entityNameHash = entityNameHash ?? Self.hash(ofEntityName: entityName)
     }
 
-    /// FNV-1a over the name's UTF-8 bytes: a few instructions per byte, and the same for equal
-    /// names (which is all `Hashable` needs; `Hasher` seeds it per process).
+    /// The name's own hash value: equal for names that compare equal, canonically equivalent
+    /// Unicode spellings included (a byte hash would tell "Café" in NFC and NFD apart, while
+    /// `==` does not). Seeded per process, which is all `Hashable` needs.
     static func hash(ofEntityName name: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
+        UInt64(bitPattern: Int64(name.hashValue))
     }
 
     /// Whether the object has not been saved yet.

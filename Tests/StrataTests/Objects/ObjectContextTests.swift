@@ -404,6 +404,15 @@ import Testing
             #expect(Set([a, a, ObjectID(entityName: "Movie", storeIdentifier: "A", primaryKey: 2)]).count == 2)
         }
 
+        @Test func idsOfCanonicallyEquivalentNamesAreEqualAndHashAlike() {
+            // "Café" precomposed (NFC) and decomposed (NFD) are one name to Swift's `==`.
+            let composed = ObjectID(entityName: "Caf\u{E9}", storeIdentifier: "A", primaryKey: 1)
+            let decomposed = ObjectID(entityName: "Cafe\u{301}", storeIdentifier: "A", primaryKey: 1)
+            #expect(composed == decomposed)
+            #expect(composed.hashValue == decomposed.hashValue)
+            #expect(Set([composed, decomposed]).count == 1)
+        }
+
         @Test func idsOfEntitiesSharingPrimaryKeysHashApart() {
             // Every entity numbers its rows from 1: a set or identity map of many entities'
             // objects must not put all the objects with one key in one bucket.

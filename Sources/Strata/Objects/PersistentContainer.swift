@@ -55,11 +55,15 @@ public final class PersistentContainer: Sendable {
     ///   - entities: `@Entity` classes.
     ///   - storeDescriptions: Where to keep objects; by default one SQLite file in the default
     ///     location.
+    ///
+    /// The schema is built once per process for a list of classes (``Schema/shared(for:)``):
+    /// containers opened from the same classes share it.
+    ///
     /// - Throws: ``StrataError`` when the schema is invalid or a store cannot be opened.
     public convenience init(
         name: String, entities: [ManagedObject.Type], storeDescriptions: [StoreDescription]? = nil
     ) throws {
-        try self.init(name: name, schema: Schema(entities), storeDescriptions: storeDescriptions)
+        try self.init(name: name, schema: Schema.shared(for: entities), storeDescriptions: storeDescriptions)
     }
 
     /// Opens (or creates) the stores for `schema`.

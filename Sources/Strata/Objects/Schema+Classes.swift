@@ -22,7 +22,8 @@ extension Schema {
     ) throws {
         let (descriptions, objectTypes) = Self.collect(types)
         try self.init(
-            descriptions, configurations: configurations, versionIdentifier: versionIdentifier, objectTypes: objectTypes)
+            descriptions, configurations: configurations, versionIdentifier: versionIdentifier, objectTypes: objectTypes
+        )
     }
 
     /// Follows parents and relationship destinations from `types`, in a stable order.
@@ -49,6 +50,33 @@ extension Schema {
         }
         return (descriptions, objectTypes)
     }
+
+    /// The schema of a list of `@Entity` classes, built the first time the process asks for
+    /// it and shared afterwards.
+    ///
+    /// Classes and their generated descriptions do not change while a process runs, so a list
+    /// of classes always makes the same schema; a server or test suite that opens many
+    /// containers from the same classes builds it once. Schemas are immutable and `Sendable`,
+    /// so one schema can serve any number of containers. An invalid list is not remembered:
+    /// it throws every time.
+    ///
+    /// ```swift
+    /// let schema = try Schema.shared(for: [Movie.self])   // the same instance on every call
+    /// ```
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidSchema`` listing every problem.
+    public static func shared(for types: [ManagedObject.Type]) throws -> Schema {
+        let key = types.map(ObjectIdentifier.init)
+        if let schema = sharedSchemas.withLock({ $0[key] }) { return schema }
+        let schema = try Schema(types)
+        return sharedSchemas.withLock { cache in
+            if let existing = cache[key] { return existing }  // another thread built it meanwhile
+            cache[key] = schema
+            return schema
+        }
+    }
+
+    private static let sharedSchemas = LockedBox<[[ObjectIdentifier]: Schema]>([:])
 
     private static let defaultEntities = LockedBox<[ObjectIdentifier: Entity]>([:])
 

@@ -6,7 +6,8 @@ import Testing
 
 /// Container behaviour beyond the store conformance suite: reopening files, closing,
 /// concurrent background saves and the main actor's context.
-@Suite struct ContainerTests {    @Test func aFileStoreKeepsObjectsAcrossContainers() throws {
+@Suite struct ContainerTests {
+    @Test func aFileStoreKeepsObjectsAcrossContainers() throws {
         let directory = try TemporaryDirectory()
         let id: ObjectID
         do {
@@ -26,6 +27,25 @@ import Testing
         #expect(typed === movie)
         #expect(throws: StrataError.self) { try context.existingObject(with: TypedObjectID<Review>(id)) }
         #expect(container.objectID(forURIRepresentation: id.uriRepresentation) == id)
+    }
+
+    @Test func containersOfTheSameClassesShareOneSchema() throws {
+        let directory = try TemporaryDirectory()
+        let first = try PersistentContainer(
+            name: "First", entities: [Movie.self],
+            storeDescriptions: [.sqlite(directory.url.appendingPathComponent("a.sqlite"))])
+        let second = try PersistentContainer(
+            name: "Second", entities: [Movie.self], storeDescriptions: [.inMemory])
+        #expect(first.schema === second.schema)
+        #expect(try Schema.shared(for: [Movie.self]) === first.schema)
+        #expect(try Schema.shared(for: [Movie.self, Review.self]) !== first.schema)
+        // Objects of either container save and fetch as before.
+        for container in [first, second] {
+            let context = container.newBackgroundContext()
+            Movie(context: context).title = "Heat"
+            try context.save()
+            #expect(try container.newBackgroundContext().fetch(Movie.self).map(\.title) == ["Heat"])
+        }
     }
 
     @Test func aClosedContainerRefusesToSave() throws {
@@ -65,7 +85,6 @@ import Testing
         #expect(container.viewContext === container.viewContext)
         #expect(container.viewContext.name == "viewContext")
     }
-
 
     @Test func permanentIDsCanBeObtainedBeforeSaving() throws {
         let directory = try TemporaryDirectory()

@@ -134,11 +134,9 @@ public struct BatchedFetchResults<Model: ManagedObject>: RandomAccessCollection 
 
     /// The result at `position`, loading its batch if needed.
     public subscript(position: Int) -> Model {
-        // Every object of the result is of the request's entity, so the cast holds. Objects of
-        // exactly `Model` skip the runtime's dynamic cast (see `Array.ofType(_:)`).
+        // Every object of the result is of the request's entity, so the cast holds.
         let object = loader.object(at: position)
-        if type(of: object) == Model.self { return unsafeDowncast(object, to: Model.self) }
-        return object as! Model
+        return object.cast(to: Model.self) ?? object as! Model
     }
 }
 

@@ -5,16 +5,18 @@
 /// cost of fetching an object. Instead the map keeps itself exact: an object it holds knows its
 /// map (`ManagedObject._registry`) and removes its entry in `deinit`, and an object's ID changes
 /// only through ``changeID(of:to:)``, so every entry names a live object under its current ID.
+/// (A subclass's `deinit` runs before the base class's; the object is still in the map then,
+/// which is why ``ManagedObject`` asks subclasses not to fetch in `deinit`.)
 final class IdentityMap {
     private var storage: [ObjectID: Unmanaged<ManagedObject>] = [:]
 
     subscript(objectID: ObjectID) -> ManagedObject? {
-        get { storage[objectID].flatMap(Self.liveObject) }
+        get { storage[objectID]?.takeUnretainedValue() }
         set {
             if let newValue {
                 insert(newValue, for: objectID)
             } else if let entry = storage.removeValue(forKey: objectID) {
-                Self.liveObject(entry)?._registry = nil
+                entry.takeUnretainedValue()._registry = nil
             }
         }
     }
@@ -22,12 +24,12 @@ final class IdentityMap {
     private func insert(_ object: ManagedObject, for objectID: ObjectID) {
         // An entry under another key than the object's ID could not be removed in `deinit`.
         precondition(object.objectID == objectID, "\(object.objectID) registered under \(objectID).")
-        if let registry = object._registry, registry !== self || object.objectID != objectID {
-            registry[object.objectID] = nil
+        if let registry = object._registry, registry !== self {
+            registry[objectID] = nil
         }
         let entry = Unmanaged.passUnretained(object)
         if let old = storage.updateValue(entry, forKey: objectID), old.toOpaque() != entry.toOpaque() {
-            Self.liveObject(old)?._registry = nil
+            old.takeUnretainedValue()._registry = nil
         }
         object._registry = self
     }
@@ -79,24 +81,10 @@ final class IdentityMap {
     }
 
     /// The objects that are still alive.
-    var values: [ManagedObject] { storage.values.compactMap(Self.liveObject) }
+    var values: [ManagedObject] { storage.values.map { $0.takeUnretainedValue() } }
 
     func removeAll() {
-        for entry in storage.values { Self.liveObject(entry)?._registry = nil }
+        for entry in storage.values { entry.takeUnretainedValue()._registry = nil }
         storage.removeAll()
-    }
-
-    @discardableResult
-    func removeValue(forKey objectID: ObjectID) -> ManagedObject? {
-        let object = self[objectID]
-        self[objectID] = nil
-        return object
-    }
-
-    /// The entry's object. Every entry names a live object: objects leave the map in the base
-    /// class's `deinit`. (A subclass's `deinit` runs before that; the object is still in the
-    /// map then, which is why ``ManagedObject`` asks subclasses not to fetch in `deinit`.)
-    private static func liveObject(_ entry: Unmanaged<ManagedObject>) -> ManagedObject? {
-        entry.takeUnretainedValue()
     }
 }

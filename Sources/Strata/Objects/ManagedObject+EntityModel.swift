@@ -30,12 +30,16 @@ extension Array where Element == ManagedObject {
         var result: [Model] = []
         result.reserveCapacity(count)
         for object in self {
-            if Swift.type(of: object) == type {
-                result.append(unsafeDowncast(object, to: Model.self))
-            } else if let model = object as? Model {
-                result.append(model)
-            }
+            if let model = object.cast(to: type) { result.append(model) }
         }
         return result
+    }
+}
+
+extension ManagedObject {
+    /// The object as a `Model`, or `nil`: an object of exactly `Model` (nearly always the case)
+    /// is recognised by its class, without the runtime's dynamic cast.
+    func cast<Model: ManagedObject>(to type: Model.Type) -> Model? {
+        Swift.type(of: self) == type ? unsafeDowncast(self, to: Model.self) : self as? Model
     }
 }

@@ -77,8 +77,9 @@ public enum ConformanceModel {
         var isElectric: Bool = false
     }
 
-    /// A word attached to movies by a relationship without inverse.
+    /// A word attached to movies by a relationship without inverse; persistent history keeps
+    /// its word when it is deleted.
     @Entity final class Keyword: ManagedObject {
-        var word: String = ""
+        @Attribute(.preserveValueOnDeletion) var word: String = ""
     }
 }

@@ -13,7 +13,7 @@ private typealias Keyword = ConformanceModel.Keyword
 /// The behaviour every ``PersistentStore`` must show through containers and contexts: saving and
 /// fetching every attribute type and relationship kind, updates and deletions with their delete
 /// rules, all-or-nothing saves, optimistic locking, uniqueness constraints and merge policies,
-/// rollback, faults, inheritance and child contexts.
+/// rollback, faults, inheritance, child contexts and persistent history.
 ///
 /// Run it against a store from your own tests, one Swift Testing case per check:
 ///
@@ -23,8 +23,10 @@ private typealias Keyword = ConformanceModel.Keyword
 ///
 /// @Test(arguments: StoreConformanceSuite.Check.allCases)
 /// func myStoreConforms(_ check: StoreConformanceSuite.Check) throws {
-///     try StoreConformanceSuite { types in
-///         try PersistentContainer(name: "Conformance", entities: types, storeDescriptions: [.inMemory])
+///     try StoreConformanceSuite { types, options in
+///         try PersistentContainer(
+///             name: "Conformance", entities: types,
+///             storeDescriptions: [.inMemory(configuration: nil, persistentHistoryTracking: options.persistentHistoryTracking)])
 ///     }.run(check)
 /// }
 /// ```
@@ -76,22 +78,50 @@ public struct StoreConformanceSuite: Sendable {
         case rollbackOfAConflictingDeleteRevivesItsCascade
         case clearingAToOneRelationshipIsSaved
 
+        case savesAreRecordedInHistoryWithAuthorsAndChanges
+        case historyFetchesFilterByTokenDateAuthorAndContext
+        case deletedObjectsLeaveTombstonesInHistory
+        case aFailedSaveRecordsNoHistory
+        case deletingHistoryKeepsWhatComesAfter
+        case mergingATransactionRefreshesAndForgetsObjects
+        case storesWithoutHistoryRecordNone
+
         /// The check's name, as test reports show it.
         public var testDescription: String { rawValue }
     }
 
-    private let factory: @Sendable ([ManagedObject.Type]) throws -> PersistentContainer
+    /// How a check wants its store opened.
+    public struct StoreOptions: Sendable, Hashable {
+        /// Whether the store records persistent history
+        /// (``StoreDescription/isPersistentHistoryTrackingEnabled``).
+        public var persistentHistoryTracking: Bool
+
+        /// Options; history off by default.
+        public init(persistentHistoryTracking: Bool = false) {
+            self.persistentHistoryTracking = persistentHistoryTracking
+        }
+    }
+
+    private let factory: @Sendable ([ManagedObject.Type], StoreOptions) throws -> PersistentContainer
 
     /// Creates the suite.
     ///
     /// - Parameter makeContainer: Makes a container over the given `@Entity` classes whose store
-    ///   is new and empty; called once or more per check.
-    public init(makeContainer: @escaping @Sendable (_ types: [ManagedObject.Type]) throws -> PersistentContainer) {
+    ///   is new and empty, opened with the options; called once or more per check.
+    public init(
+        makeContainer: @escaping @Sendable (_ types: [ManagedObject.Type], _ options: StoreOptions) throws
+            -> PersistentContainer
+    ) {
         self.factory = makeContainer
     }
 
-    fileprivate func makeContainer() throws -> PersistentContainer {
-        try factory(ConformanceModel.types)
+    func makeContainer() throws -> PersistentContainer {
+        try factory(ConformanceModel.types, StoreOptions())
+    }
+
+    /// A container whose store records persistent history.
+    func makeHistoryContainer() throws -> PersistentContainer {
+        try factory(ConformanceModel.types, StoreOptions(persistentHistoryTracking: true))
     }
 
     /// Runs one check, reporting failures through Swift Testing.
@@ -141,6 +171,14 @@ public struct StoreConformanceSuite: Sendable {
         case .joinRowsGoAwayWithTheirTarget: try joinRowsGoAwayWithTheirTarget()
         case .upsertUpdatesTheInstanceTheContextHolds: try upsertUpdatesTheInstanceTheContextHolds()
         case .rollbackOfAConflictingDeleteRevivesItsCascade: try rollbackOfAConflictingDeleteRevivesItsCascade()
+
+        case .savesAreRecordedInHistoryWithAuthorsAndChanges: try savesAreRecordedInHistoryWithAuthorsAndChanges()
+        case .historyFetchesFilterByTokenDateAuthorAndContext: try historyFetchesFilterByTokenDateAuthorAndContext()
+        case .deletedObjectsLeaveTombstonesInHistory: try deletedObjectsLeaveTombstonesInHistory()
+        case .aFailedSaveRecordsNoHistory: try aFailedSaveRecordsNoHistory()
+        case .deletingHistoryKeepsWhatComesAfter: try deletingHistoryKeepsWhatComesAfter()
+        case .mergingATransactionRefreshesAndForgetsObjects: try mergingATransactionRefreshesAndForgetsObjects()
+        case .storesWithoutHistoryRecordNone: try storesWithoutHistoryRecordNone()
         }
     }
 }

@@ -39,9 +39,10 @@ public struct ContextNotification {
     public let author: String?
     /// The context's ``ObjectContext/name``.
     public let contextName: String?
-    /// Whether this reports a merged change of another process (see
-    /// ``StoreDescription/remoteChangePollingInterval``): which objects changed is unknown, the
-    /// context refreshed every object it holds, and `updatedObjects` lists them.
+    /// Whether this reports a merged change of another process whose objects are unknown (see
+    /// ``StoreDescription/remoteChangePollingInterval``; a store with persistent history names
+    /// them instead): the context refreshed every object it holds, and `updatedObjects` lists
+    /// them.
     public internal(set) var isRemoteChange = false
 
     /// Whether the notification names no object.
@@ -73,9 +74,12 @@ public struct ContextChanges: Sendable, Hashable {
     public var author: String?
     /// The name of the context.
     public var contextName: String?
-    /// Whether another process changed the store (noticed by polling, see
-    /// ``StoreDescription/remoteChangePollingInterval``); the ID sets are then empty, since
-    /// which objects changed is unknown.
+    /// Whether another process changed the store and which objects changed is unknown
+    /// (noticed by polling a store without persistent history, see
+    /// ``StoreDescription/remoteChangePollingInterval`` and
+    /// ``StoreCommit/changedObjectsAreUnknown``); the ID sets are then empty. Other processes'
+    /// commits to a store with history name their objects and are not remote changes in this
+    /// sense.
     public var isRemoteChange: Bool
 
     /// Creates a change summary.
@@ -110,7 +114,8 @@ public struct ContextChanges: Sendable, Hashable {
         self.init(
             name: .didSave, insertedObjectIDs: Set(commit.insertedObjectIDs),
             updatedObjectIDs: Set(commit.updatedObjectIDs), deletedObjectIDs: Set(commit.deletedObjectIDs),
-            author: commit.author, contextName: commit.contextName, isRemoteChange: commit.isRemote)
+            author: commit.author, contextName: commit.contextName,
+            isRemoteChange: commit.changedObjectsAreUnknown)
     }
 
     /// Whether no object is named (a remote change never counts as empty).
@@ -331,7 +336,7 @@ extension ObjectContext {
         observers.post(
             ContextNotification(
                 name: .willSave, insertedObjects: insertedObjects, updatedObjects: updatedObjects,
-                deletedObjects: deletedObjects, author: transactionAuthor, contextName: name))
+                deletedObjects: deletedObjects, author: transactionAuthor?.name, contextName: name))
     }
 
     /// Posts `didSave` to this context's observers. The container's
@@ -342,6 +347,6 @@ extension ObjectContext {
         observers.post(
             ContextNotification(
                 name: .didSave, insertedObjects: Set(inserted), updatedObjects: Set(updated),
-                deletedObjects: Set(deleted), author: transactionAuthor, contextName: name))
+                deletedObjects: Set(deleted), author: transactionAuthor?.name, contextName: name))
     }
 }

@@ -25,8 +25,17 @@ public final class ObjectContext {
     public let container: PersistentContainer?
     /// A name for the context, recorded with the changes it saves.
     public var name: String?
-    /// The author recorded with the changes this context saves.
-    public var transactionAuthor: String?
+    /// The author recorded with the changes this context saves: in persistent history, in
+    /// ``StoreCommit/author`` and in save notifications (Core Data's `transactionAuthor`).
+    ///
+    /// `nil` for new contexts, ``TransactionAuthor/viewContext`` for a container's
+    /// ``PersistentContainer/viewContext``. A ``PersistentHistoryTracker`` skips the
+    /// transactions of its own author.
+    ///
+    /// ```swift
+    /// context.transactionAuthor = "import"
+    /// ```
+    public var transactionAuthor: TransactionAuthor?
     /// How saves resolve conflicts with the store; ``MergePolicy/error`` by default. (A child
     /// context's saves go to its parent and have no conflicts to resolve.)
     public var mergePolicy: MergePolicy = .error

@@ -105,7 +105,7 @@ public final class PersistentContainer: Sendable {
         // that merge automatically, from the store's one commit value.
         let observation = addCommitObserver { [weak self] commit in
             guard let self,
-                commit.isRemote
+                commit.changedObjectsAreUnknown
                     || !(commit.insertedObjectIDs.isEmpty && commit.updatedObjectIDs.isEmpty
                         && commit.deletedObjectIDs.isEmpty)
             else { return }
@@ -152,6 +152,7 @@ public final class PersistentContainer: Sendable {
         if let context = viewContextBox.context { return context }
         let context = ObjectContext(container: self)
         context.name = "viewContext"
+        context.transactionAuthor = .viewContext
         context.isViewContext = true
         viewContextBox.context = context
         return context
@@ -181,11 +182,12 @@ public final class PersistentContainer: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - author: The transaction author recorded with the context's saves.
+    ///   - author: The transaction author recorded with the context's saves (and in persistent
+    ///     history).
     ///   - body: The work; the context must not escape it.
     /// - Returns: What `body` returns.
     public func performBackgroundTask<Result: Sendable>(
-        author: String? = nil, _ body: @escaping @Sendable (ObjectContext) throws -> Result
+        author: TransactionAuthor? = nil, _ body: @escaping @Sendable (ObjectContext) throws -> Result
     ) async throws -> Result {
         try await Task.detached {
             let context = self.newBackgroundContext()

@@ -116,7 +116,7 @@ struct SaveOperation {
                     lastIndex = index
                 } else {
                     var changes = StoreChangeSet()
-                    changes.author = context.transactionAuthor
+                    changes.author = context.transactionAuthor?.name
                     changes.contextName = context.name
                     changes.origin = ObjectIdentifier(context)
                     lastIndex = changeSets.count

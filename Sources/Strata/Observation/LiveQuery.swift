@@ -48,7 +48,7 @@ public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
         let (triggers, trigger) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let relevantEntities = relevantEntities
         let observation = container.addCommitObserver { commit in
-            guard let relevantEntities, !commit.isRemote else {
+            guard let relevantEntities, !commit.changedObjectsAreUnknown else {
                 trigger.yield()
                 return
             }

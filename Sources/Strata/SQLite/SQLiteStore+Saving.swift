@@ -56,12 +56,21 @@ extension SQLiteStore {
         try checkWritable()
         try checkNotPreparing()
         var currentSQL: String?
+        var timestamp = Date()
+        var transactionNumber: Int64?
         do {
             let (changes, result) = try writer.write { db in
                 let changes = try Self.$preparingSave.withValue(ObjectIdentifier(self)) { try prepare() }
+                timestamp = Date()  // in the transaction: history timestamps follow transaction order
                 var writer = ChangeWriter(store: self, db: db)
                 defer { currentSQL = writer.lastSQL }
                 try writer.apply(changes)
+                if isPersistentHistoryTrackingEnabled, !changes.isEmpty {
+                    let number = try writer.history.write(
+                        changes, permanentIDs: writer.result.permanentIDs, timestamp: timestamp, schema: schema, db: db)
+                    transactionNumber = number
+                    historyAnnouncement.withLock { if $0.isPolling { $0.own.insert(number) } }
+                }
                 return (changes, writer.result)
             }
             guard !changes.isEmpty else { return result }
@@ -70,20 +79,27 @@ extension SQLiteStore {
                 storeIdentifier: identifier, insertedObjectIDs: inserted,
                 updatedObjectIDs: changes.updates.map(\.objectID),
                 deletedObjectIDs: changes.deletes.map(\.objectID), author: changes.author,
-                contextName: changes.contextName)
+                contextName: changes.contextName, timestamp: timestamp,
+                historyToken: transactionNumber.map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) })
             commit.origin = changes.origin
             commitObservers.notify(commit)
             return result
-        } catch let error as StrataError {
-            throw error
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            throw StrataError(
+        } catch {
+            // The transaction rolled back: its number was not used, and another writer may get it.
+            if let transactionNumber { historyAnnouncement.withLock { _ = $0.own.remove(transactionNumber) } }
+            throw saveError(error, sql: currentSQL)
+        }
+    }
+
+    private func saveError(_ error: any Error, sql currentSQL: String?) -> StrataError {
+        if let error = error as? StrataError { return error }
+        if let error = error as? DatabaseError, error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            return StrataError(
                 .constraintConflict,
                 "Saving would break a uniqueness constraint (\(error.message ?? "UNIQUE constraint failed")). Nothing was saved.",
                 fileURL: url, sql: currentSQL ?? error.sql, underlyingError: error)
-        } catch {
-            throw storeError(error, sql: currentSQL)
         }
+        return storeError(error, sql: currentSQL)
     }
 
     /// The store whose ``save(preparedBy:)`` is preparing a change set on this thread: its
@@ -104,11 +120,13 @@ extension SQLiteStore {
 }
 
 /// Applies one change set inside a write transaction.
-private struct ChangeWriter {
+struct ChangeWriter {
     let store: SQLiteStore
     let db: Database
     var result = StoreSaveResult()
     var lastSQL: String?
+    /// The history entries of the change set, when the store records history.
+    var history = HistoryRecorder()
 
     init(store: SQLiteStore, db: Database) {
         self.store = store
@@ -313,6 +331,9 @@ private struct ChangeWriter {
         for (objectID, expectedVersion) in deletes {
             let (entity, layout) = try store.resolve(objectID.entityName)
             guard let primaryKey = objectID.primaryKey else { continue }
+            if store.isPersistentHistoryTrackingEnabled {
+                try history.keepTombstone(of: objectID, entity: entity, layout: layout, db: db)
+            }
             let delete = try statement(
                 "DELETE FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ? AND \(quoted(StoreLayout.versionColumn)) = ?"
             )

@@ -23,6 +23,11 @@ public final class SQLiteStore: PersistentStore {
     let commitObservers = CommitObservers()
     /// Whether the store was opened for reading only: saves are refused.
     public let isReadOnly: Bool
+    /// Whether the store records persistent history (asked for when it was opened, or recorded
+    /// by an earlier open of the file).
+    public let isPersistentHistoryTrackingEnabled: Bool
+    /// What polling has announced of the history.
+    let historyAnnouncement = LockedBox(HistoryAnnouncementState())
     /// Set once an operation found the file damaged: the store then refuses every write until
     /// it is closed and opened again (which checks the file anew).
     let corruptionDetected = LockedBox(false)
@@ -47,16 +52,26 @@ public final class SQLiteStore: PersistentStore {
     ///   - isReadOnly: Whether to open the store for reading only (Core Data's
     ///     `NSReadOnlyPersistentStoreOption`): such an open writes nothing to the file, and
     ///     saves fail with ``StrataError/Code/storeNotWritable``. The store must exist.
+    ///   - persistentHistoryTracking: Whether the store records persistent history
+    ///     (``StoreDescription/isPersistentHistoryTrackingEnabled``). A file that recorded
+    ///     history before keeps recording either way.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` (not a Strata store,
     ///   or not a regular file), ``StrataError/Code/corruptStore`` (damaged file),
     ///   ``StrataError/Code/incompatibleSchema`` (written with another schema; the details list
     ///   the differences) or ``StrataError/Code/storeNotWritable`` (the location cannot be
     ///   written, or a read-only store does not exist or needs recovery).
-    public init(url: URL, schema: Schema, isReadOnly: Bool = false) throws {
+    public init(url: URL, schema: Schema, isReadOnly: Bool = false, persistentHistoryTracking: Bool = false) throws {
         let layout = StoreLayout(schema: schema)
         removesSideFilesOnClose =
             !isReadOnly || (Self.fileSize(atPath: url.path + "-wal") == nil && Self.fileSize(atPath: url.path + "-shm") == nil)
         let opened = try Self.openFile(at: url, schema: schema, layout: layout, isReadOnly: isReadOnly)
+        do {
+            isPersistentHistoryTrackingEnabled = try Self.prepareHistory(
+                opened.pool, requested: persistentHistoryTracking, isReadOnly: isReadOnly)
+        } catch {
+            try? opened.pool.close()
+            throw Self.openingError(error, url: url)
+        }
         self.identifier = opened.identifier
         self.schema = schema
         self.url = url
@@ -67,8 +82,10 @@ public final class SQLiteStore: PersistentStore {
 
     /// Creates an empty store in memory, private to this instance.
     ///
-    /// - Parameter schema: The schema of the objects in the store.
-    public init(inMemoryWith schema: Schema) throws {
+    /// - Parameters:
+    ///   - schema: The schema of the objects in the store.
+    ///   - persistentHistoryTracking: Whether the store records persistent history.
+    public init(inMemoryWith schema: Schema, persistentHistoryTracking: Bool = false) throws {
         let layout = StoreLayout(schema: schema)
         let identifier = UUID().uuidString
         let queue: DatabaseQueue
@@ -77,6 +94,8 @@ public final class SQLiteStore: PersistentStore {
             configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
             queue = try DatabaseQueue(configuration: configuration)
             try Self.prepareNewStore(queue, layout: layout, schema: schema, identifier: identifier)
+            isPersistentHistoryTrackingEnabled = try Self.prepareHistory(
+                queue, requested: persistentHistoryTracking, isReadOnly: false)
         } catch {
             throw StrataError(.storeError, "Could not create an in-memory store.", underlyingError: error)
         }
@@ -98,12 +117,25 @@ public final class SQLiteStore: PersistentStore {
     /// closes or is released; calling this again changes the interval.
     ///
     /// SQLite's `PRAGMA data_version`, read on the writer connection, changes exactly when
-    /// another connection committed; this store's own saves do not move it.
+    /// another connection committed; this store's own saves do not move it. In a store that
+    /// records persistent history, each transaction the others committed is announced as a
+    /// commit of its own that names its objects, author and context; without history, one
+    /// commit that names no objects stands for whatever changed.
     public func startPollingForRemoteChanges(every interval: Duration) {
         guard url != nil else { return }  // nobody else can write a private in-memory store
         // The version to compare with is read now, so that a commit made before the task first
         // runs is not missed.
         let initial = try? writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        // Polling first, so that saves from now on remember their transactions as the store's own.
+        historyAnnouncement.withLock { $0.isPolling = true }
+        if isPersistentHistoryTrackingEnabled, let current = try? currentHistoryToken() {
+            historyAnnouncement.withLock { state in
+                state.lastSeen = max(state.lastSeen ?? 0, current.transactionNumber)
+                state.own = state.own.filter { $0 > current.transactionNumber }
+            }
+        } else if isPersistentHistoryTrackingEnabled {
+            historyAnnouncement.withLock { $0.lastSeen = $0.lastSeen ?? 0 }
+        }
         let task = Task.detached { [weak self] in
             var last = initial
             while !Task.isCancelled {
@@ -131,6 +163,11 @@ public final class SQLiteStore: PersistentStore {
     }
 
     private func notifyRemoteCommit() {
+        if isPersistentHistoryTrackingEnabled, let commits = remoteCommitsFromHistory() {
+            // No new transaction: the others only pruned history or recorded what they merged.
+            for commit in commits { commitObservers.notify(commit) }
+            return
+        }
         commitObservers.notify(
             StoreCommit(
                 storeIdentifier: identifier, insertedObjectIDs: [], updatedObjectIDs: [], deletedObjectIDs: [],

@@ -14,11 +14,14 @@ extension StoreDescription {
     /// - Parameter schema: The entities the store holds (the description's configuration).
     /// - Returns: The open store.
     /// - Throws: ``StrataError`` when the store cannot be opened (see
-    ///   ``SQLiteStore/init(url:schema:isReadOnly:)``).
+    ///   ``SQLiteStore/init(url:schema:isReadOnly:persistentHistoryTracking:)``).
     public func makeStore(schema: Schema) throws -> any PersistentStore {
         switch kind {
-        case .sqlite(let url): try SQLiteStore(url: url, schema: schema, isReadOnly: isReadOnly)
-        case .inMemory: try SQLiteStore(inMemoryWith: schema)
+        case .sqlite(let url):
+            try SQLiteStore(
+                url: url, schema: schema, isReadOnly: isReadOnly,
+                persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
+        case .inMemory: try SQLiteStore(inMemoryWith: schema, persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
         }
     }
 }

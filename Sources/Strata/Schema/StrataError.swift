@@ -209,4 +209,8 @@ extension StrataError.Code {
     public static let storeClosed = Self(rawValue: "storeClosed")
     /// The context has no store for the object's entity.
     public static let noStore = Self(rawValue: "noStore")
+    /// Persistent history was asked of a store that does not track it (open the store with
+    /// ``StoreDescription/isPersistentHistoryTrackingEnabled``), or a history token belongs to
+    /// another store.
+    public static let persistentHistoryUnavailable = Self(rawValue: "persistentHistoryUnavailable")
 }

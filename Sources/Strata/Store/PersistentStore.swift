@@ -13,6 +13,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     var schema: Schema { get }
     /// The store's location, or `nil` for a store that lives only in memory.
     var url: URL? { get }
+    /// Whether the store was opened for reading only: every write is refused.
+    var isReadOnly: Bool { get }
 
     /// The rows a plan matches, in its order.
     ///
@@ -88,6 +90,45 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// Closes the store; later calls throw ``StrataError/Code/storeClosed``.
     func close() throws
+
+    // MARK: Persistent history
+
+    /// Whether the store records persistent history: one ``HistoryTransaction`` per save and
+    /// batch request, written in the same database transaction as the data.
+    var isPersistentHistoryTrackingEnabled: Bool { get }
+
+    /// The transactions a request selects, oldest first.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/persistentHistoryUnavailable`` when
+    ///   the store does not track history or the request's token belongs to another store.
+    func fetchHistory(_ request: HistoryFetchRequest) throws -> [HistoryTransaction]
+
+    /// Deletes the transactions a request selects, with their changes.
+    ///
+    /// - Returns: The number of transactions deleted.
+    /// - Throws: As ``fetchHistory(_:)``.
+    func deleteHistory(_ request: HistoryDeleteRequest) throws -> Int
+
+    /// The token of the store's last transaction, or `nil` before the first one (Core Data's
+    /// `currentPersistentHistoryToken(fromStores:)`).
+    ///
+    /// - Throws: As ``fetchHistory(_:)``.
+    func currentHistoryToken() throws -> HistoryToken?
+
+    /// The last transaction each reader of the history has merged, by reader author, as
+    /// recorded with ``setLastMergedHistoryToken(_:forAuthor:)``. Kept in the store itself, so
+    /// every process that opens it sees every reader's position: what
+    /// ``PersistentHistoryTracker`` resumes from and prunes by.
+    ///
+    /// - Throws: As ``fetchHistory(_:)``.
+    func lastMergedHistoryTokens() throws -> [String: HistoryToken]
+
+    /// Records the last transaction `author` has merged, or forgets the author (`nil`), which
+    /// then no longer holds back pruning.
+    ///
+    /// - Throws: As ``fetchHistory(_:)``; ``StrataError/Code/storeNotWritable`` for a read-only
+    ///   store.
+    func setLastMergedHistoryToken(_ token: HistoryToken?, forAuthor author: String) throws
 }
 
 extension PersistentStore {

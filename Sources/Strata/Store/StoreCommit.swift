@@ -23,9 +23,12 @@ public struct StoreCommit: Sendable, Hashable {
     /// When the commit happened (for a remote commit: when it was noticed).
     public var timestamp: Date
     /// Whether another process or connection committed, noticed by polling
-    /// (``StoreDescription/remoteChangePollingInterval``). Its objects are unknown: the ID lists
-    /// are empty, and anything in the store may have changed.
+    /// (``StoreDescription/remoteChangePollingInterval``). In a store with persistent history
+    /// the commit names its objects, read from the history; without history they are unknown
+    /// (``changedObjectsAreUnknown``).
     public var isRemote: Bool
+    /// The commit's transaction in the store's persistent history, when the store tracks it.
+    public var historyToken: HistoryToken?
     /// The context that saved, from ``StoreChangeSet``; `nil` for remote commits. Not part of
     /// equality: two descriptions of the same commit are equal wherever they were made.
     var origin: ObjectIdentifier?
@@ -34,9 +37,11 @@ public struct StoreCommit: Sendable, Hashable {
     public init(
         storeIdentifier: String, insertedObjectIDs: [ObjectID], updatedObjectIDs: [ObjectID],
         deletedObjectIDs: [ObjectID],
-        author: String?, contextName: String?, timestamp: Date = Date(), isRemote: Bool = false
+        author: String?, contextName: String?, timestamp: Date = Date(), isRemote: Bool = false,
+        historyToken: HistoryToken? = nil
     ) {
         self.isRemote = isRemote
+        self.historyToken = historyToken
         self.storeIdentifier = storeIdentifier
         self.insertedObjectIDs = insertedObjectIDs
         self.updatedObjectIDs = updatedObjectIDs
@@ -48,12 +53,18 @@ public struct StoreCommit: Sendable, Hashable {
 }
 
 extension StoreCommit {
+    /// Whether this is another process's commit whose objects are unknown (the store keeps no
+    /// history): the ID lists are empty, and anything in the store may have changed.
+    public var changedObjectsAreUnknown: Bool {
+        isRemote && insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty
+    }
+
     /// Whether two values describe the same commit (the saving context aside).
     public static func == (lhs: StoreCommit, rhs: StoreCommit) -> Bool {
         lhs.storeIdentifier == rhs.storeIdentifier && lhs.insertedObjectIDs == rhs.insertedObjectIDs
             && lhs.updatedObjectIDs == rhs.updatedObjectIDs && lhs.deletedObjectIDs == rhs.deletedObjectIDs
             && lhs.author == rhs.author && lhs.contextName == rhs.contextName && lhs.timestamp == rhs.timestamp
-            && lhs.isRemote == rhs.isRemote
+            && lhs.isRemote == rhs.isRemote && lhs.historyToken == rhs.historyToken
     }
 
     /// Hashes what ``==(_:_:)`` compares.
@@ -66,6 +77,7 @@ extension StoreCommit {
         hasher.combine(contextName)
         hasher.combine(timestamp)
         hasher.combine(isRemote)
+        hasher.combine(historyToken)
     }
 }
 

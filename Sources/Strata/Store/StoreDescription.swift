@@ -40,36 +40,55 @@ public struct StoreDescription: Sendable, Hashable {
     /// byte-identical. In-memory stores ignore it.
     public var isReadOnly: Bool
 
+    /// Whether the store records persistent history (Core Data's
+    /// `NSPersistentHistoryTrackingKey`): who saved what, transaction by transaction, for
+    /// readers in other contexts, containers and processes (``PersistentContainer/fetchHistory(_:)``,
+    /// ``PersistentHistoryTracker``). Off by default: a store without it writes nothing extra.
+    ///
+    /// With it, every save and batch request writes one transaction entry and one change entry
+    /// per object, in the same database transaction as the data, and a store that polls for
+    /// remote changes names the objects other processes changed instead of reporting the whole
+    /// store as changed. Once a store file has recorded history it keeps recording, whoever
+    /// opens it, so that no reader ever misses a transaction.
+    public var isPersistentHistoryTrackingEnabled: Bool
+
     /// Creates a description.
     public init(
-        kind: Kind, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false
+        kind: Kind, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false,
+        isPersistentHistoryTrackingEnabled: Bool = false
     ) {
         self.kind = kind
         self.configuration = configuration
         self.remoteChangePollingInterval = remoteChangePollingInterval
         self.isReadOnly = isReadOnly
+        self.isPersistentHistoryTrackingEnabled = isPersistentHistoryTrackingEnabled
     }
 
     /// An SQLite file store, optionally looking for other processes' changes every
-    /// `remoteChangePollingInterval`, optionally read-only.
+    /// `remoteChangePollingInterval`, optionally read-only, optionally recording persistent
+    /// history.
     ///
     /// ```swift
     /// let shared = StoreDescription.sqlite(url, remoteChangePollingInterval: .milliseconds(500))
     /// let widget = StoreDescription.sqlite(appStoreURL, isReadOnly: true)
+    /// let tracked = StoreDescription.sqlite(url, persistentHistoryTracking: true)
     /// ```
     public static func sqlite(
-        _ url: URL, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false
+        _ url: URL, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false,
+        persistentHistoryTracking: Bool = false
     ) -> StoreDescription {
         StoreDescription(
             kind: .sqlite(url), configuration: configuration, remoteChangePollingInterval: remoteChangePollingInterval,
-            isReadOnly: isReadOnly)
+            isReadOnly: isReadOnly, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
     }
 
     /// An in-memory store for every entity.
     public static var inMemory: StoreDescription { StoreDescription(kind: .inMemory) }
 
-    /// An in-memory store for the entities of one configuration.
-    public static func inMemory(configuration: String?) -> StoreDescription {
-        StoreDescription(kind: .inMemory, configuration: configuration)
+    /// An in-memory store for the entities of one configuration, optionally recording
+    /// persistent history.
+    public static func inMemory(configuration: String?, persistentHistoryTracking: Bool = false) -> StoreDescription {
+        StoreDescription(
+            kind: .inMemory, configuration: configuration, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
     }
 }

@@ -8,8 +8,10 @@ import Testing
     @Test(arguments: StoreKind.allCases, StoreConformanceSuite.Check.allCases)
     func conforms(kind: StoreKind, check: StoreConformanceSuite.Check) throws {
         let directory = try TemporaryDirectory()
-        let suite = StoreConformanceSuite { types in
-            try kind.makeContainer(types, in: directory, name: "Conformance-\(UUID().uuidString)")
+        let suite = StoreConformanceSuite { types, options in
+            try kind.makeContainer(
+                types, in: directory, name: "Conformance-\(UUID().uuidString)",
+                persistentHistoryTracking: options.persistentHistoryTracking)
         }
         try suite.run(check)
     }

@@ -9,14 +9,23 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 
     /// A container of this kind over `types`, in `directory` for file stores.
-    func makeContainer(_ types: [ManagedObject.Type], in directory: TemporaryDirectory, name: String = "Test") throws
-        -> PersistentContainer
+    func makeContainer(
+        _ types: [ManagedObject.Type], in directory: TemporaryDirectory, name: String = "Test",
+        persistentHistoryTracking: Bool = false
+    ) throws -> PersistentContainer {
+        try PersistentContainer(
+            name: name, entities: types, storeDescriptions: [description(in: directory, name: name, persistentHistoryTracking: persistentHistoryTracking)])
+    }
+
+    /// The description of a store of this kind.
+    func description(in directory: TemporaryDirectory, name: String = "Test", persistentHistoryTracking: Bool = false)
+        -> StoreDescription
     {
         switch self {
         case .sqliteFile:
-            try PersistentContainer(name: name, entities: types, storeDescriptions: [.sqlite(directory.file("\(name).sqlite"))])
+            .sqlite(directory.file("\(name).sqlite"), persistentHistoryTracking: persistentHistoryTracking)
         case .inMemory:
-            try PersistentContainer(name: name, entities: types, storeDescriptions: [.inMemory])
+            .inMemory(configuration: nil, persistentHistoryTracking: persistentHistoryTracking)
         }
     }
 }

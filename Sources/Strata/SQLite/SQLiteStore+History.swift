@@ -1,0 +1,473 @@
+import Foundation
+import GRDB
+
+/// Persistent history in SQLite: three tables next to the data, written in the same
+/// transaction as each save.
+///
+/// | table | rows |
+/// | --- | --- |
+/// | `_strata_history_transaction` | one per save or batch request: number (AUTOINCREMENT, never reused), timestamp, author, context name |
+/// | `_strata_history_change` | one per changed object: transaction, entity, primary key, kind, updated property names |
+/// | `_strata_history_tombstone` | one per value kept of a deleted object (`.preserveValueOnDeletion`) |
+/// | `_strata_history_reader` | the last transaction each reader author merged |
+///
+/// The metadata key `historyTracking` marks a store that records history; once set, every
+/// open of the file records, whatever its description says, so that no reader misses a
+/// transaction.
+extension SQLiteStore {
+    static let historyTransactionTable = "_strata_history_transaction"
+    static let historyChangeTable = "_strata_history_change"
+    static let historyTombstoneTable = "_strata_history_tombstone"
+    static let historyReaderTable = "_strata_history_reader"
+    static let historyMetadataKey = "historyTracking"
+
+    static let historyCreationStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS \(quoted(historyTransactionTable)) (
+        "number" INTEGER PRIMARY KEY AUTOINCREMENT, "timestamp" REAL NOT NULL, "author" TEXT, "context_name" TEXT)
+        """,
+        "CREATE INDEX IF NOT EXISTS \"_strata_history_transaction_by_timestamp\" ON \(quoted(historyTransactionTable)) (\"timestamp\")",
+        """
+        CREATE TABLE IF NOT EXISTS \(quoted(historyChangeTable)) (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT, "transaction_number" INTEGER NOT NULL, "entity" TEXT NOT NULL,
+        "object_key" INTEGER NOT NULL, "kind" INTEGER NOT NULL, "updated_properties" TEXT)
+        """,
+        "CREATE INDEX IF NOT EXISTS \"_strata_history_change_by_transaction\" ON \(quoted(historyChangeTable)) (\"transaction_number\")",
+        """
+        CREATE TABLE IF NOT EXISTS \(quoted(historyTombstoneTable)) (
+        "change_id" INTEGER NOT NULL, "attribute" TEXT NOT NULL, "value", PRIMARY KEY ("change_id", "attribute")) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(quoted(historyReaderTable)) (
+        "author" TEXT PRIMARY KEY NOT NULL, "transaction_number" INTEGER NOT NULL, "timestamp" REAL NOT NULL)
+        """,
+    ]
+
+    /// Whether the store at hand records history: asked for by its description, or recorded by
+    /// an earlier open. Creates the history tables when they are asked for and missing (never
+    /// in a read-only store, where a store without them simply has no history).
+    static func prepareHistory(_ writer: any DatabaseWriter, requested: Bool, isReadOnly: Bool) throws -> Bool {
+        let recorded = try writer.read { db in
+            try Data.fetchOne(
+                db, sql: "SELECT value FROM \(quoted(StoreLayout.metadataTable)) WHERE key = ?",
+                arguments: [historyMetadataKey]) != nil
+        }
+        guard requested, !recorded, !isReadOnly else { return recorded }
+        try writer.write { db in
+            for statement in historyCreationStatements { try db.execute(sql: statement) }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(quoted(StoreLayout.metadataTable)) (key, value) VALUES (?, ?)",
+                arguments: [historyMetadataKey, Data("1".utf8)])
+        }
+        return true
+    }
+
+    func checkHistoryTracking() throws {
+        guard isPersistentHistoryTrackingEnabled else {
+            throw StrataError(
+                .persistentHistoryUnavailable,
+                "The store\(url.map { " at \($0.path)" } ?? "") does not record persistent history. Open it with isPersistentHistoryTrackingEnabled (StoreDescription.sqlite(url, persistentHistoryTracking: true)).",
+                fileURL: url)
+        }
+    }
+
+    func checkToken(_ token: HistoryToken?) throws {
+        guard let token, token.storeIdentifier != identifier else { return }
+        throw StrataError(
+            .persistentHistoryUnavailable,
+            "The history token \(token) belongs to another store than \(identifier); ask that store for its history.",
+            fileURL: url)
+    }
+
+    // MARK: Reading
+
+    public func fetchHistory(_ request: HistoryFetchRequest) throws -> [HistoryTransaction] {
+        try checkHistoryTracking()
+        try checkToken(request.token)
+        if let limit = request.fetchLimit, limit <= 0 { return [] }
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if let token = request.token {
+            conditions.append("\"number\" > ?")
+            arguments.append(token.transactionNumber)
+        }
+        if let date = request.date {
+            conditions.append("\"timestamp\" >= ?")
+            arguments.append(date.timeIntervalSinceReferenceDate)
+        }
+        if let authors = request.authors {
+            conditions.append("\"author\" IN (\(authors.map { _ in "?" }.joined(separator: ", ")))")
+            arguments += authors.sorted() as [any DatabaseValueConvertible]
+        }
+        if !request.excludedAuthors.isEmpty {
+            conditions.append(
+                "(\"author\" IS NULL OR \"author\" NOT IN (\(request.excludedAuthors.map { _ in "?" }.joined(separator: ", "))))")
+            arguments += request.excludedAuthors.sorted() as [any DatabaseValueConvertible]
+        }
+        if let names = request.contextNames {
+            conditions.append("\"context_name\" IN (\(names.map { _ in "?" }.joined(separator: ", ")))")
+            arguments += names.sorted() as [any DatabaseValueConvertible]
+        }
+        var sql = "SELECT \"number\", \"timestamp\", \"author\", \"context_name\" FROM \(quoted(Self.historyTransactionTable))"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY \"number\""
+        if let limit = request.fetchLimit {
+            sql += " LIMIT ?"
+            arguments.append(limit)
+        }
+        do {
+            return try writer.read { db in
+                var transactions = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                    HistoryTransaction(
+                        token: HistoryToken(storeIdentifier: identifier, transactionNumber: row[0]),
+                        timestamp: Date(timeIntervalSinceReferenceDate: row[1]), author: row[2], contextName: row[3],
+                        changes: nil)
+                }
+                if request.includesChanges, let first = transactions.first, let last = transactions.last {
+                    let changes = try readChanges(
+                        from: first.transactionNumber, through: last.transactionNumber, in: db)
+                    for index in transactions.indices {
+                        transactions[index].changes = changes[transactions[index].transactionNumber] ?? []
+                    }
+                }
+                return transactions
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw storeError(error, sql: sql)
+        }
+    }
+
+    /// The changes of the transactions numbered `first` through `last`, by transaction.
+    private func readChanges(from first: Int64, through last: Int64, in db: Database) throws -> [Int64: [HistoryChange]] {
+        var changes: [Int64: [HistoryChange]] = [:]
+        var deletions: [Int64: (transaction: Int64, index: Int)] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT "id", "transaction_number", "entity", "object_key", "kind", "updated_properties"
+                FROM \(quoted(Self.historyChangeTable)) WHERE "transaction_number" BETWEEN ? AND ? ORDER BY "id"
+                """,
+            arguments: [first, last])
+        while let row = try rows.next() {
+            let changeID: Int64 = row[0]
+            let transaction: Int64 = row[1]
+            let entityName: String = row[2]
+            let kind: Int = row[4]
+            let properties: String? = row[5]
+            let type: HistoryChange.ChangeType = kind == 0 ? .insert : kind == 1 ? .update : .delete
+            let change = HistoryChange(
+                changeID: changeID,
+                changedObjectID: ObjectID(
+                    entityName: entityName, entityNameHash: schema.entity(named: entityName)?.nameHash,
+                    storeIdentifier: identifier, primaryKey: row[3]),
+                changeType: type,
+                updatedProperties: type == .update
+                    ? Set((properties ?? "").split(separator: ",").map(String.init)) : nil)
+            changes[transaction, default: []].append(change)
+            if type == .delete { deletions[changeID] = (transaction, changes[transaction]!.count - 1) }
+        }
+        guard !deletions.isEmpty else { return changes }
+        let tombstones = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT "change_id", "attribute", "value" FROM \(quoted(Self.historyTombstoneTable))
+                WHERE "change_id" BETWEEN ? AND ?
+                """,
+            arguments: [deletions.keys.min() ?? 0, deletions.keys.max() ?? 0])
+        while let row = try tombstones.next() {
+            let changeID: Int64 = row[0]
+            guard let (transaction, index) = deletions[changeID], var list = changes[transaction] else { continue }
+            let name: String = row[1]
+            let stored: DatabaseValue = row[2]
+            let entity = schema.entity(named: list[index].changedObjectID.entityName)
+            let value =
+                entity?.attribute(named: name).map { SQLiteValueCoding.attributeValue(stored, type: $0.type) }
+                ?? Self.untypedValue(stored)
+            list[index].tombstone = (list[index].tombstone ?? [:]).merging([name: value]) { $1 }
+            changes[transaction] = list
+        }
+        for (changeID, (transaction, index)) in deletions where changes[transaction]?[index].tombstone == nil {
+            _ = changeID
+            changes[transaction]?[index].tombstone = [:]
+        }
+        return changes
+    }
+
+    /// A stored value of an attribute the schema no longer has, by its SQLite type.
+    private static func untypedValue(_ value: DatabaseValue) -> AttributeValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let number): .integer(number)
+        case .double(let number): .double(number)
+        case .string(let text): .string(text)
+        case .blob(let data): .data(data)
+        }
+    }
+
+    public func currentHistoryToken() throws -> HistoryToken? {
+        try checkHistoryTracking()
+        let sql = "SELECT MAX(\"number\") FROM \(quoted(Self.historyTransactionTable))"
+        do {
+            return try writer.read { db in try Int64.fetchOne(db, sql: sql) }
+                .map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) }
+        } catch {
+            throw storeError(error, sql: sql)
+        }
+    }
+
+    // MARK: Deleting
+
+    public func deleteHistory(_ request: HistoryDeleteRequest) throws -> Int {
+        try checkHistoryTracking()
+        try checkToken(request.token)
+        try checkWritable()
+        try checkNotPreparing()
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if let token = request.token {
+            conditions.append("\"number\" < ?")
+            arguments.append(token.transactionNumber)
+        }
+        if let date = request.date {
+            conditions.append("\"timestamp\" < ?")
+            arguments.append(date.timeIntervalSinceReferenceDate)
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let selected = "SELECT \"number\" FROM \(quoted(Self.historyTransactionTable))\(filter)"
+        do {
+            return try writer.write { db in
+                try db.execute(
+                    sql: """
+                        DELETE FROM \(quoted(Self.historyTombstoneTable)) WHERE "change_id" IN (
+                        SELECT "id" FROM \(quoted(Self.historyChangeTable)) WHERE "transaction_number" IN (\(selected)))
+                        """, arguments: StatementArguments(arguments))
+                try db.execute(
+                    sql: "DELETE FROM \(quoted(Self.historyChangeTable)) WHERE \"transaction_number\" IN (\(selected))",
+                    arguments: StatementArguments(arguments))
+                try db.execute(
+                    sql: "DELETE FROM \(quoted(Self.historyTransactionTable))\(filter)",
+                    arguments: StatementArguments(arguments))
+                return db.changesCount
+            }
+        } catch {
+            throw storeError(error, sql: selected)
+        }
+    }
+
+    // MARK: Readers
+
+    public func lastMergedHistoryTokens() throws -> [String: HistoryToken] {
+        try checkHistoryTracking()
+        let sql = "SELECT \"author\", \"transaction_number\" FROM \(quoted(Self.historyReaderTable))"
+        do {
+            return try writer.read { db in
+                var tokens: [String: HistoryToken] = [:]
+                for row in try Row.fetchAll(db, sql: sql) {
+                    tokens[row[0]] = HistoryToken(storeIdentifier: identifier, transactionNumber: row[1])
+                }
+                return tokens
+            }
+        } catch {
+            throw storeError(error, sql: sql)
+        }
+    }
+
+    public func setLastMergedHistoryToken(_ token: HistoryToken?, forAuthor author: String) throws {
+        try checkHistoryTracking()
+        try checkToken(token)
+        try checkWritable()
+        try checkNotPreparing()
+        do {
+            try writer.write { db in
+                if let token {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO \(quoted(Self.historyReaderTable)) ("author", "transaction_number", "timestamp")
+                            VALUES (?, ?, ?) ON CONFLICT ("author") DO UPDATE
+                            SET "transaction_number" = excluded."transaction_number", "timestamp" = excluded."timestamp"
+                            """,
+                        arguments: [author, token.transactionNumber, Date().timeIntervalSinceReferenceDate])
+                } else {
+                    try db.execute(
+                        sql: "DELETE FROM \(quoted(Self.historyReaderTable)) WHERE \"author\" = ?", arguments: [author])
+                }
+            }
+        } catch {
+            throw storeError(error, sql: nil)
+        }
+    }
+
+    // MARK: Announcing other processes' transactions
+
+    /// The transactions other connections committed since the last look, as remote commits
+    /// that name their objects; this store's own transactions were announced when saved.
+    func remoteCommitsFromHistory() -> [StoreCommit]? {
+        let last = historyAnnouncement.withLock { $0.lastSeen }
+        guard
+            let transactions = try? fetchHistory(
+                HistoryFetchRequest(after: last.map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) }))
+        else { return nil }
+        let own = historyAnnouncement.withLock { state -> Set<Int64> in
+            if let newest = transactions.last?.transactionNumber {
+                state.lastSeen = max(state.lastSeen ?? 0, newest)
+                let own = state.own
+                state.own = state.own.filter { $0 > newest }
+                return own
+            }
+            return state.own
+        }
+        return transactions.filter { !own.contains($0.transactionNumber) }.map { transaction in
+            var inserted: [ObjectID] = []
+            var updated: [ObjectID] = []
+            var deleted: [ObjectID] = []
+            for change in transaction.changes ?? [] {
+                switch change.changeType {
+                case .insert: inserted.append(change.changedObjectID)
+                case .update: updated.append(change.changedObjectID)
+                case .delete: deleted.append(change.changedObjectID)
+                }
+            }
+            return StoreCommit(
+                storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: updated,
+                deletedObjectIDs: deleted, author: transaction.author, contextName: transaction.contextName,
+                timestamp: transaction.timestamp, isRemote: true, historyToken: transaction.token)
+        }
+    }
+}
+
+/// What the store's polling has announced of the history.
+struct HistoryAnnouncementState {
+    /// Whether polling runs: only then does the store remember its own transactions.
+    var isPolling = false
+    /// The newest transaction the polling has looked at.
+    var lastSeen: Int64?
+    /// Transactions this store wrote that the polling has not passed yet: announced already.
+    var own: Set<Int64> = []
+}
+
+/// The history entries of one change set, written by the change writer after the data.
+struct HistoryRecorder {
+    /// Object keys and updated property names by object.
+    var updatedProperties: [ObjectID: Set<String>] = [:]
+    /// The kept values of deleted objects, read before their rows went.
+    var tombstones: [ObjectID: [(name: String, value: DatabaseValue)]] = [:]
+
+    /// Reads the values of `objectID`'s attributes marked to be kept, before its row is deleted.
+    mutating func keepTombstone(of objectID: ObjectID, entity: Entity, layout: StoreLayout.EntityLayout, db: Database)
+        throws
+    {
+        guard let primaryKey = objectID.primaryKey else { return }
+        let kept = entity.attributes.indices.compactMap { number -> (String, String)? in
+            guard entity.attributes[number].preservesValueOnDeletion, number < layout.attributeColumns.count,
+                let column = layout.attributeColumns[number]
+            else { return nil }
+            return (entity.attributes[number].name, column)
+        }
+        guard !kept.isEmpty else { return }
+        let sql =
+            "SELECT " + kept.map { quoted($0.1) }.joined(separator: ", ") + " FROM \(quoted(layout.table)) WHERE "
+            + "\(quoted(StoreLayout.primaryKeyColumn)) = ?"
+        guard let row = try Row.fetchOne(db, sql: sql, arguments: [primaryKey]) else { return }
+        tombstones[objectID] = kept.enumerated().map { (offset, attribute) in (attribute.0, row[offset]) }
+    }
+
+    /// Writes the transaction entry and one change entry per object.
+    ///
+    /// - Returns: The transaction's number.
+    func write(
+        _ changes: StoreChangeSet, permanentIDs: [ObjectID: ObjectID], timestamp: Date, schema: Schema, db: Database
+    ) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO \(quoted(SQLiteStore.historyTransactionTable)) ("timestamp", "author", "context_name")
+                VALUES (?, ?, ?)
+                """,
+            arguments: [timestamp.timeIntervalSinceReferenceDate, changes.author, changes.contextName])
+        let number = db.lastInsertedRowID
+        var rows: [(entity: String, key: Int64, kind: Int, properties: String?)] = []
+        rows.reserveCapacity(changes.inserts.count + changes.updates.count + changes.deletes.count)
+        for delete in changes.deletes {
+            rows.append((delete.objectID.entityName, delete.objectID.primaryKey ?? 0, 2, nil))
+        }
+        var properties: [ObjectID: Set<String>] = [:]
+        var order: [ObjectID] = []
+        for update in changes.updates {
+            guard let entity = schema.entity(named: update.objectID.entityName) else { continue }
+            var names = Set<String>()
+            for number in update.attributes.keys where number < entity.attributes.count {
+                names.insert(entity.attributes[number].name)
+            }
+            for number in update.toOne.keys where number < entity.relationships.count {
+                names.insert(entity.relationships[number].name)
+            }
+            if properties[update.objectID] == nil { order.append(update.objectID) }
+            properties[update.objectID, default: []].formUnion(names)
+        }
+        for change in changes.toManyUpdates where !change.objectID.isTemporaryID {
+            guard let entity = schema.entity(named: change.objectID.entityName),
+                change.relationshipNumber < entity.relationships.count
+            else { continue }
+            if properties[change.objectID] == nil { order.append(change.objectID) }
+            properties[change.objectID, default: []].insert(entity.relationships[change.relationshipNumber].name)
+        }
+        for objectID in order {
+            rows.append((objectID.entityName, objectID.primaryKey ?? 0, 1, (properties[objectID] ?? []).sorted().joined(separator: ",")))
+        }
+        for insert in changes.inserts {
+            guard let permanent = permanentIDs[insert.objectID] else { continue }
+            rows.append((permanent.entityName, permanent.primaryKey ?? 0, 0, nil))
+        }
+        try writeChangeRows(rows, transaction: number, db: db)
+        if !tombstones.isEmpty {
+            let deletedKeys = Dictionary(
+                changes.deletes.map { ($0.objectID.entityName + "\u{0}" + String($0.objectID.primaryKey ?? 0), $0.objectID) },
+                uniquingKeysWith: { first, _ in first })
+            let ids = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT "id", "entity", "object_key" FROM \(quoted(SQLiteStore.historyChangeTable))
+                    WHERE "transaction_number" = ? AND "kind" = 2
+                    """, arguments: [number])
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO \(quoted(SQLiteStore.historyTombstoneTable)) (\"change_id\", \"attribute\", \"value\") VALUES (?, ?, ?)")
+            for row in ids {
+                let entity: String = row[1]
+                let key: Int64 = row[2]
+                guard let objectID = deletedKeys[entity + "\u{0}" + String(key)], let values = tombstones[objectID] else {
+                    continue
+                }
+                let changeID: Int64 = row[0]
+                for (name, value) in values { try insert.execute(arguments: [changeID, name, value]) }
+            }
+        }
+        return number
+    }
+
+    /// The change rows, up to 64 per INSERT.
+    private func writeChangeRows(_ rows: [(entity: String, key: Int64, kind: Int, properties: String?)], transaction: Int64, db: Database) throws {
+        let table = quoted(SQLiteStore.historyChangeTable)
+        var start = 0
+        while start < rows.count {
+            var size = 1
+            while size * 2 <= min(64, rows.count - start) { size *= 2 }
+            let sql =
+                "INSERT INTO \(table) (\"transaction_number\", \"entity\", \"object_key\", \"kind\", \"updated_properties\") VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?)", count: size).joined(separator: ", ")
+            let statement = StatementBinder(try db.cachedStatement(sql: sql), sql: sql, in: db)
+            var index: Int32 = 1
+            for row in rows[start..<start + size] {
+                try statement.bind(transaction, at: index)
+                try statement.bind(row.entity, at: index + 1)
+                try statement.bind(row.key, at: index + 2)
+                try statement.bind(Int64(row.kind), at: index + 3)
+                try statement.bind(row.properties.map { .string($0) } ?? AttributeValue.null, at: index + 4)
+                index += 5
+            }
+            defer { statement.clearBindings() }
+            try statement.execute()
+            start += size
+        }
+    }
+}

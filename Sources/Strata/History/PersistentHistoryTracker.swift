@@ -148,7 +148,16 @@ public actor PersistentHistoryTracker {
         for store in container.historyTrackingStores {
             let transactions = try store.fetchHistory(
                 HistoryFetchRequest(after: lastTokens[store.identifier], excludedAuthors: [currentAuthor.name]))
-            guard let newest = transactions.last?.token else { continue }
+            guard let newest = transactions.last?.token else {
+                if lastTokens[store.identifier] == nil, !store.isReadOnly {
+                    // A reader that has read nothing yet is known from now on: pruning waits
+                    // for it from the very first transaction.
+                    let start = HistoryToken(storeIdentifier: store.identifier, transactionNumber: 0)
+                    try store.setLastMergedHistoryToken(start, forAuthor: currentAuthor.name)
+                    lastTokens[store.identifier] = start
+                }
+                continue
+            }
             let summaries = transactions.map { $0.objectIDNotification() }
             if mergesIntoViewContext {
                 // One hop to the main actor for the whole batch, merged in commit order.

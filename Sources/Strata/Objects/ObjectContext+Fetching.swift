@@ -80,6 +80,7 @@ extension ObjectContext {
     /// let reviews = try context.count(entityName: "Review")
     /// ```
     public func count(entityName: String) throws -> Int {
+        mergeCollectedChanges()  // counts agree with fetches made after the same saves
         let entity = try schema.existingEntity(named: entityName)
         var total = 0
         if let parent {

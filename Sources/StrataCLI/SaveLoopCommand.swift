@@ -36,6 +36,12 @@ struct SaveLoopCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "How many batches to save before stopping (0 or more).")
     var batches = Int.max
 
+    @Option(help: "The transaction author recorded with each save.")
+    var author: String?
+
+    @Flag(help: "Open the store with persistent history tracking.")
+    var history = false
+
     /// Refuses a negative batch count.
     func validate() throws {
         guard batches >= 0 else {
@@ -46,7 +52,9 @@ struct SaveLoopCommand: ParsableCommand {
     func run() throws {
         var output = StandardOutput()
         do {
-            try Self.run(storeURL: URL(fileURLWithPath: storePath), batches: batches, into: &output)
+            try Self.run(
+                storeURL: URL(fileURLWithPath: storePath), batches: batches, author: author, history: history,
+                into: &output)
         } catch let error as StrataError {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
             throw ExitCode.failure
@@ -55,9 +63,13 @@ struct SaveLoopCommand: ParsableCommand {
 
     /// Saves `batches` batches to the store at `storeURL`, writing each batch number to
     /// `output` once its save has returned.
-    static func run(storeURL: URL, batches: Int, into output: inout some TextOutputStream) throws {
-        let container = try makeContainer(storeURL: storeURL)
+    static func run(
+        storeURL: URL, batches: Int, author: String? = nil, history: Bool = false,
+        into output: inout some TextOutputStream
+    ) throws {
+        let container = try makeContainer(storeURL: storeURL, history: history)
         let context = container.newBackgroundContext()
+        context.transactionAuthor = author.map { TransactionAuthor($0) }
         var batch = try context.fetch(Movie.self).compactMap { batchNumber(ofTitle: $0.title) }.max() ?? 0
         context.reset()
         for _ in 0..<max(batches, 0) {
@@ -80,10 +92,10 @@ struct SaveLoopCommand: ParsableCommand {
     }
 
     /// A container for the model the loop saves, with one SQLite store at `storeURL`.
-    static func makeContainer(storeURL: URL) throws -> PersistentContainer {
+    static func makeContainer(storeURL: URL, history: Bool = false) throws -> PersistentContainer {
         try PersistentContainer(
-            name: "SaveLoop", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(storeURL)]
-        )
+            name: "SaveLoop", entities: [Movie.self, Director.self, Critic.self],
+            storeDescriptions: [.sqlite(storeURL, persistentHistoryTracking: history)])
     }
 
     /// The batch number in a title the loop made (`batch <n> item <i>`), or `nil`.

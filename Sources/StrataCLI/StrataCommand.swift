@@ -6,7 +6,7 @@ public struct StrataCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Inspect, query and maintain Strata stores.",
-        subcommands: [DemoCommand.self, SchemaCommand.self, SaveLoopCommand.self])
+        subcommands: [DemoCommand.self, SchemaCommand.self, HistoryCommand.self, SaveLoopCommand.self])
 
     /// Creates the command; ArgumentParser fills in its options when it parses the arguments.
     public init() {}

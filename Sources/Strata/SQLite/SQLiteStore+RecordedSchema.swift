@@ -1,0 +1,48 @@
+import Foundation
+
+extension SQLiteStore {
+    /// The schema a store file was written with, read from its metadata without writing to
+    /// the file: what tools use to open a store without the app's classes.
+    ///
+    /// ```swift
+    /// let schema = try SQLiteStore.recordedSchema(at: url)
+    /// let store = try SQLiteStore(url: url, schema: schema, isReadOnly: true)
+    /// ```
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` (not a Strata store),
+    ///   ``StrataError/Code/corruptStore`` (damaged file or unreadable schema) or
+    ///   ``StrataError/Code/storeNotWritable`` (no file, or it cannot be read).
+    public static func recordedSchema(at url: URL) throws -> Schema {
+        guard try fileState(at: url) == .existing else {
+            throw StrataError(.storeNotWritable, "There is no store at \(url.path).", fileURL: url)
+        }
+        try checkHeader(of: url)
+        let hasWALContent = (fileSize(atPath: url.path + "-wal") ?? 0) > 0
+        let sharedMemory = url.path + "-shm"
+        let hadSharedMemory = fileSize(atPath: sharedMemory) != nil
+        defer { if !hadSharedMemory { try? FileManager.default.removeItem(atPath: sharedMemory) } }
+        let rows: [[Data?]]
+        do {
+            let inspector = try SQLiteFileInspector(url: url, mode: hasWALContent ? .readOnly : .immutable)
+            let tables = try inspector.rows("SELECT name FROM sqlite_master WHERE type = 'table'")
+            guard tables.contains(where: { $0.first == Data(StoreLayout.metadataTable.utf8) }) else {
+                throw StrataError(
+                    .notAStore, "\(url.path) is not a Strata store (it has no \(StoreLayout.metadataTable) table).",
+                    fileURL: url)
+            }
+            rows = try inspector.rows("SELECT value FROM \(quoted(StoreLayout.metadataTable)) WHERE key = 'schema'")
+        } catch {
+            throw openingError(error, url: url)
+        }
+        guard let data = rows.first?.first ?? nil else {
+            throw StrataError(.corruptStore, "The store at \(url.path) records no schema.", fileURL: url)
+        }
+        do {
+            return try Schema(serializedRepresentation: data)
+        } catch {
+            throw StrataError(
+                .corruptStore, "The schema recorded in the store at \(url.path) cannot be read.", fileURL: url,
+                underlyingError: error)
+        }
+    }
+}

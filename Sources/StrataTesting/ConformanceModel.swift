@@ -37,6 +37,7 @@ public enum ConformanceModel {
         @Relationship(inverse: \Person.actedIn) var cast: [Person] = []
         @Relationship(inverse: \Person.favorites) var fans: Set<Person> = []
         var keywords: Set<Keyword> = []
+        var studio: Studio?
         @Transient var cache: Int = 0
         var loudTitle: String { title.uppercased() }
 
@@ -75,6 +76,12 @@ public enum ConformanceModel {
 
     @Entity final class Bike: Vehicle {
         var isElectric: Bool = false
+    }
+
+    /// A studio, which cannot be deleted while it has movies (a deny rule).
+    @Entity final class Studio: ManagedObject {
+        var name: String = ""
+        @Relationship(deleteRule: .deny, inverse: \Movie.studio) var movies: Set<Movie> = []
     }
 
     /// A word attached to movies by a relationship without inverse; persistent history keeps

@@ -86,6 +86,17 @@ public struct StoreConformanceSuite: Sendable {
         case mergingATransactionRefreshesAndForgetsObjects
         case storesWithoutHistoryRecordNone
 
+        case batchInsertsWriteRowsInOneTransaction
+        case aBadRowFailsTheWholeBatchInsert
+        case batchInsertsResolveUniquenessByMergePolicy
+        case batchInsertsTakeHandlersAndValueSnapshots
+        case batchUpdatesSetValuesAndRaiseVersions
+        case badBatchUpdatesAreTypedErrorsAndWriteNothing
+        case batchDeletesApplyDeleteRules
+        case aDenyRuleRefusesTheWholeBatchDelete
+        case batchDeletesByObjectIDsMergeIntoContexts
+        case batchRequestsWriteHistoryAndPostCommits
+
         /// The check's name, as test reports show it.
         public var testDescription: String { rawValue }
     }
@@ -179,6 +190,17 @@ public struct StoreConformanceSuite: Sendable {
         case .deletingHistoryKeepsWhatComesAfter: try deletingHistoryKeepsWhatComesAfter()
         case .mergingATransactionRefreshesAndForgetsObjects: try mergingATransactionRefreshesAndForgetsObjects()
         case .storesWithoutHistoryRecordNone: try storesWithoutHistoryRecordNone()
+
+        case .batchInsertsWriteRowsInOneTransaction: try batchInsertsWriteRowsInOneTransaction()
+        case .aBadRowFailsTheWholeBatchInsert: try aBadRowFailsTheWholeBatchInsert()
+        case .batchInsertsResolveUniquenessByMergePolicy: try batchInsertsResolveUniquenessByMergePolicy()
+        case .batchInsertsTakeHandlersAndValueSnapshots: try batchInsertsTakeHandlersAndValueSnapshots()
+        case .batchUpdatesSetValuesAndRaiseVersions: try batchUpdatesSetValuesAndRaiseVersions()
+        case .badBatchUpdatesAreTypedErrorsAndWriteNothing: try badBatchUpdatesAreTypedErrorsAndWriteNothing()
+        case .batchDeletesApplyDeleteRules: try batchDeletesApplyDeleteRules()
+        case .aDenyRuleRefusesTheWholeBatchDelete: try aDenyRuleRefusesTheWholeBatchDelete()
+        case .batchDeletesByObjectIDsMergeIntoContexts: try batchDeletesByObjectIDsMergeIntoContexts()
+        case .batchRequestsWriteHistoryAndPostCommits: try batchRequestsWriteHistoryAndPostCommits()
         }
     }
 }

@@ -166,7 +166,9 @@ extension ManagedObject {
         }
     }
 
-    private func mismatch(_ attribute: AttributeDescription, _ value: Any) -> StrataError {
+    private static func mismatch(_ attribute: AttributeDescription, _ value: Any, entity: Entity, objectID: ObjectID?)
+        -> StrataError
+    {
         StrataError(
             .typeMismatch,
             "\(entity.name).\(attribute.name) is a\(attribute.type == .integer16 || attribute.type == .integer32 || attribute.type == .integer64 ? "n" : "") \(attribute.type) attribute; got a value of type \(Swift.type(of: value)).",
@@ -174,6 +176,20 @@ extension ManagedObject {
     }
 
     func storedValue(from value: Any?, for attribute: AttributeDescription) throws -> AttributeValue {
+        try Self.storedValue(from: value, for: attribute, of: entity, objectID: objectID)
+    }
+
+    /// The stored form of a Swift value for an attribute of `entity`, checked against the
+    /// attribute's type (`nil` and `NSNull`-like empties become ``AttributeValue/null``).
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/typeMismatch`` or
+    ///   ``StrataError/Code/valueOutOfRange``.
+    static func storedValue(from value: Any?, for attribute: AttributeDescription, of entity: Entity, objectID: ObjectID?)
+        throws -> AttributeValue
+    {
+        func mismatch(_ attribute: AttributeDescription, _ value: Any) -> StrataError {
+            Self.mismatch(attribute, value, entity: entity, objectID: objectID)
+        }
         guard var value = Self.unwrapped(value) else { return .null }
         // A stored integer goes through the range check below, so that it reports
         // `valueOutOfRange` like any other integer that does not fit.

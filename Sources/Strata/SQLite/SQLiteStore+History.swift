@@ -379,17 +379,12 @@ struct HistoryRecorder {
     func write(
         _ changes: StoreChangeSet, permanentIDs: [ObjectID: ObjectID], timestamp: Date, schema: Schema, db: Database
     ) throws -> Int64 {
-        try db.execute(
-            sql: """
-                INSERT INTO \(quoted(SQLiteStore.historyTransactionTable)) ("timestamp", "author", "context_name")
-                VALUES (?, ?, ?)
-                """,
-            arguments: [timestamp.timeIntervalSinceReferenceDate, changes.author, changes.contextName])
-        let number = db.lastInsertedRowID
-        var rows: [(entity: String, key: Int64, kind: Int, properties: String?)] = []
+        let number = try Self.writeTransaction(
+            author: changes.author, contextName: changes.contextName, timestamp: timestamp, db: db)
+        var rows: [HistoryChangeRow] = []
         rows.reserveCapacity(changes.inserts.count + changes.updates.count + changes.deletes.count)
         for delete in changes.deletes {
-            rows.append((delete.objectID.entityName, delete.objectID.primaryKey ?? 0, 2, nil))
+            rows.append(HistoryChangeRow(entity: delete.objectID.entityName, key: delete.objectID.primaryKey ?? 0, kind: 2))
         }
         var properties: [ObjectID: Set<String>] = [:]
         var order: [ObjectID] = []
@@ -413,61 +408,125 @@ struct HistoryRecorder {
             properties[change.objectID, default: []].insert(entity.relationships[change.relationshipNumber].name)
         }
         for objectID in order {
-            rows.append((objectID.entityName, objectID.primaryKey ?? 0, 1, (properties[objectID] ?? []).sorted().joined(separator: ",")))
+            rows.append(
+                HistoryChangeRow(
+                    entity: objectID.entityName, key: objectID.primaryKey ?? 0, kind: 1,
+                    properties: (properties[objectID] ?? []).sorted().joined(separator: ",")))
         }
         for insert in changes.inserts {
             guard let permanent = permanentIDs[insert.objectID] else { continue }
-            rows.append((permanent.entityName, permanent.primaryKey ?? 0, 0, nil))
+            rows.append(HistoryChangeRow(entity: permanent.entityName, key: permanent.primaryKey ?? 0, kind: 0))
         }
-        try writeChangeRows(rows, transaction: number, db: db)
-        if !tombstones.isEmpty {
-            let deletedKeys = Dictionary(
-                changes.deletes.map { ($0.objectID.entityName + "\u{0}" + String($0.objectID.primaryKey ?? 0), $0.objectID) },
-                uniquingKeysWith: { first, _ in first })
-            let ids = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT "id", "entity", "object_key" FROM \(quoted(SQLiteStore.historyChangeTable))
-                    WHERE "transaction_number" = ? AND "kind" = 2
-                    """, arguments: [number])
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO \(quoted(SQLiteStore.historyTombstoneTable)) (\"change_id\", \"attribute\", \"value\") VALUES (?, ?, ?)")
-            for row in ids {
-                let entity: String = row[1]
-                let key: Int64 = row[2]
-                guard let objectID = deletedKeys[entity + "\u{0}" + String(key)], let values = tombstones[objectID] else {
-                    continue
-                }
-                let changeID: Int64 = row[0]
-                for (name, value) in values { try insert.execute(arguments: [changeID, name, value]) }
-            }
+        try Self.writeChangeRows(rows, transaction: number, db: db)
+        var kept: [RowReference: [(name: String, value: DatabaseValue)]] = [:]
+        for (objectID, values) in tombstones {
+            kept[RowReference(entity: objectID.entityName, key: objectID.primaryKey ?? 0)] = values
         }
+        try Self.writeTombstones(kept, transaction: number, db: db)
         return number
     }
 
-    /// The change rows, up to 64 per INSERT.
-    private func writeChangeRows(_ rows: [(entity: String, key: Int64, kind: Int, properties: String?)], transaction: Int64, db: Database) throws {
-        let table = quoted(SQLiteStore.historyChangeTable)
+    /// Writes a transaction entry.
+    ///
+    /// - Returns: Its number.
+    static func writeTransaction(author: String?, contextName: String?, timestamp: Date, db: Database) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO \(quoted(SQLiteStore.historyTransactionTable)) ("timestamp", "author", "context_name")
+                VALUES (?, ?, ?)
+                """,
+            arguments: [timestamp.timeIntervalSinceReferenceDate, author, contextName])
+        return db.lastInsertedRowID
+    }
+
+    /// Writes the kept values of deleted objects, for the delete changes of a transaction
+    /// already written.
+    static func writeTombstones(
+        _ tombstones: [RowReference: [(name: String, value: DatabaseValue)]], transaction: Int64, db: Database
+    ) throws {
+        guard !tombstones.isEmpty else { return }
+        let ids = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT "id", "entity", "object_key" FROM \(quoted(SQLiteStore.historyChangeTable))
+                WHERE "transaction_number" = ? AND "kind" = 2
+                """, arguments: [transaction])
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO \(quoted(SQLiteStore.historyTombstoneTable)) (\"change_id\", \"attribute\", \"value\") VALUES (?, ?, ?)")
+        var found: [(Int64, [(name: String, value: DatabaseValue)])] = []
+        while let row = try ids.next() {
+            if let values = tombstones[RowReference(entity: row[1], key: row[2])] { found.append((row[0], values)) }
+        }
+        for (changeID, values) in found {
+            for (name, value) in values { try insert.execute(arguments: [changeID, name, value]) }
+        }
+    }
+
+    /// Change entries for rows of one entity all changed the same way, written straight from
+    /// their keys (a batch insert of a million rows never builds a million entries first).
+    static func writeChangeRows(
+        entity: String, keys: [Int64], kind: Int, properties: String?, transaction: Int64, db: Database
+    ) throws {
         var start = 0
-        while start < rows.count {
-            var size = 1
-            while size * 2 <= min(64, rows.count - start) { size *= 2 }
-            let sql =
-                "INSERT INTO \(table) (\"transaction_number\", \"entity\", \"object_key\", \"kind\", \"updated_properties\") VALUES "
-                + Array(repeating: "(?, ?, ?, ?, ?)", count: size).joined(separator: ", ")
-            let statement = StatementBinder(try db.cachedStatement(sql: sql), sql: sql, in: db)
-            var index: Int32 = 1
-            for row in rows[start..<start + size] {
-                try statement.bind(transaction, at: index)
-                try statement.bind(row.entity, at: index + 1)
-                try statement.bind(row.key, at: index + 2)
-                try statement.bind(Int64(row.kind), at: index + 3)
-                try statement.bind(row.properties.map { .string($0) } ?? AttributeValue.null, at: index + 4)
-                index += 5
+        while start < keys.count {
+            let size = Swift.min(64, keys.count - start)
+            try writeChangeStatement(size: size, db: db) { statement, index in
+                for offset in 0..<size {
+                    let base = index + Int32(offset * 5)
+                    try statement.bind(transaction, at: base)
+                    try statement.bind(entity, at: base + 1)
+                    try statement.bind(keys[start + offset], at: base + 2)
+                    try statement.bind(Int64(kind), at: base + 3)
+                    try statement.bind(properties.map { .string($0) } ?? AttributeValue.null, at: base + 4)
+                }
             }
-            defer { statement.clearBindings() }
-            try statement.execute()
             start += size
         }
     }
+
+    /// The change rows, up to 64 per INSERT.
+    static func writeChangeRows(_ rows: [HistoryChangeRow], transaction: Int64, db: Database) throws {
+        var start = 0
+        while start < rows.count {
+            let size = Swift.min(64, rows.count - start)
+            try writeChangeStatement(size: size, db: db) { statement, index in
+                for (offset, row) in rows[start..<start + size].enumerated() {
+                    let base = index + Int32(offset * 5)
+                    try statement.bind(transaction, at: base)
+                    try statement.bind(row.entity, at: base + 1)
+                    try statement.bind(row.key, at: base + 2)
+                    try statement.bind(Int64(row.kind), at: base + 3)
+                    try statement.bind(row.properties.map { .string($0) } ?? AttributeValue.null, at: base + 4)
+                }
+            }
+            start += size
+        }
+    }
+
+    /// Runs one multi-row INSERT into the change table, `bind` filling its `size` rows.
+    private static func writeChangeStatement(
+        size: Int, db: Database, bind: (StatementBinder, Int32) throws -> Void
+    ) throws {
+        let sql =
+            "INSERT INTO \(quoted(SQLiteStore.historyChangeTable)) (\"transaction_number\", \"entity\", \"object_key\", \"kind\", \"updated_properties\") VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?)", count: size).joined(separator: ", ")
+        let statement = StatementBinder(try db.cachedStatement(sql: sql), sql: sql, in: db)
+        defer { statement.clearBindings() }
+        try bind(statement, 1)
+        try statement.execute()
+    }
+}
+
+/// One change entry to write: an object and what happened to it (0 insert, 1 update, 2 delete).
+struct HistoryChangeRow {
+    var entity: String
+    var key: Int64
+    var kind: Int
+    var properties: String?
+}
+
+/// A row of an entity, by key.
+struct RowReference: Hashable {
+    var entity: String
+    var key: Int64
 }

@@ -91,6 +91,37 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Closes the store; later calls throw ``StrataError/Code/storeClosed``.
     func close() throws
 
+    // MARK: Batch requests
+
+    /// Inserts the rows `nextRow` produces, in one transaction, without objects.
+    ///
+    /// `nextRow` fills one row of attribute values (by attribute number of the entity, every
+    /// value already checked against its attribute's type) and returns `true` when it filled
+    /// one, `false` when there are no more; rows are written as they come, so a request of any
+    /// size keeps memory flat. An error `nextRow` throws is rethrown with nothing written.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/constraintConflict`` when a row
+    ///   breaks a uniqueness constraint and `insert.conflictResolution` is ``BatchInsertConflictResolution/fail``;
+    ///   the store is unchanged after any error.
+    func batchInsert(_ insert: StoreBatchInsert, rows nextRow: (inout [AttributeValue]) throws -> Bool) throws
+        -> BatchResult
+
+    /// Sets new values on the rows a plan matches, in one transaction, raising their
+    /// optimistic-lock versions.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/unknownKey`` or
+    ///   ``StrataError/Code/typeMismatch`` for a value that does not fit its attribute,
+    ///   ``StrataError/Code/constraintConflict`` for a broken uniqueness constraint; the store is
+    ///   unchanged after any error.
+    func batchUpdate(_ update: StoreBatchUpdate) throws -> BatchResult
+
+    /// Deletes rows in one transaction, applying the schema's delete rules: cascade deletes
+    /// the related objects, nullify clears their references, deny refuses the whole request.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/deleteDenied`` when a deny rule
+    ///   holds; the store is unchanged after any error.
+    func batchDelete(_ delete: StoreBatchDelete) throws -> BatchResult
+
     // MARK: Persistent history
 
     /// Whether the store records persistent history: one ``HistoryTransaction`` per save and

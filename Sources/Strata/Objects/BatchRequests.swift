@@ -1,0 +1,198 @@
+import Foundation
+
+/// Inserts many objects of one entity straight into the store, without managed objects in a
+/// context (Core Data's `NSBatchInsertRequest`).
+///
+/// Rows come from dictionaries, from value snapshots, or from a handler that fills one row at a
+/// time — so that a million rows never sit in memory at once:
+///
+/// ```swift
+/// var next = 0
+/// let request = BatchInsertRequest(entityName: "Movie") { (row: inout [String: Any]) in
+///     guard next < 1_000_000 else { return true }      // true: no more rows
+///     row["title"] = "Movie \(next)"
+///     row["year"] = 1990 + next % 30
+///     next += 1
+///     return false
+/// }
+/// let result = try context.execute(request)
+/// ```
+///
+/// Every value is checked against its attribute's type as its row is read; one wrong value (or
+/// an unknown key, or `nil` for a non-optional attribute) fails the whole request with an error
+/// that names the row and the key, and the store is left as it was. Missing keys take the
+/// attribute's default value. Batch inserts set attributes only (relationships are left empty)
+/// and, like Core Data's, skip validation rules.
+///
+/// Uniqueness constraints resolve by the executing context's ``ObjectContext/mergePolicy``:
+/// ``MergePolicy/error`` fails the request, ``MergePolicy/mergeByPropertyObjectTrump`` and
+/// ``MergePolicy/overwrite`` give the stored object the row's values (an upsert), and
+/// ``MergePolicy/mergeByPropertyStoreTrump`` and ``MergePolicy/rollback`` keep the stored object.
+public struct BatchInsertRequest {
+    /// The entity of every row.
+    public let entityName: String
+    /// What the result reports.
+    public var resultType: BatchResultType = .statusOnly
+
+    enum Source {
+        case dictionaries([[String: Any]])
+        case dictionaryHandler((inout [String: Any]) throws -> Bool)
+        case objectHandler((ManagedObject) throws -> Bool)
+    }
+
+    let source: Source
+
+    /// Inserts one object per dictionary of attribute values by name.
+    ///
+    /// ```swift
+    /// let request = BatchInsertRequest(entityName: "Movie", objects: [["title": "Heat", "year": 1995]])
+    /// ```
+    public init(entityName: String, objects: [[String: Any]]) {
+        self.entityName = entityName
+        self.source = .dictionaries(objects)
+    }
+
+    /// Inserts one object of a class per dictionary of attribute values by name.
+    public init<Model: ManagedObject>(entity: Model.Type, objects: [[String: Any]]) {
+        self.init(entityName: Model.entity.name, objects: objects)
+    }
+
+    /// Inserts the rows a handler fills one at a time (Core Data's `dictionaryHandler`): each
+    /// call gets an empty dictionary to fill and returns `true` when there are no more rows
+    /// (that call's dictionary is not inserted).
+    public init(entityName: String, dictionaryHandler: @escaping (inout [String: Any]) throws -> Bool) {
+        self.entityName = entityName
+        self.source = .dictionaryHandler(dictionaryHandler)
+    }
+
+    /// Inserts the objects a handler fills one at a time (Core Data's `managedObjectHandler`):
+    /// each call gets a new object, not in any context, to set attributes on, and returns `true`
+    /// when there are no more (that call's object is not inserted).
+    ///
+    /// ```swift
+    /// var titles = ["Heat", "Ronin"].makeIterator()
+    /// let request = BatchInsertRequest(entity: Movie.self) { movie in
+    ///     guard let title = titles.next() else { return true }
+    ///     movie.title = title
+    ///     return false
+    /// }
+    /// ```
+    public init<Model: ManagedObject>(entity: Model.Type, managedObjectHandler: @escaping (Model) throws -> Bool) {
+        self.entityName = Model.entity.name
+        self.source = .objectHandler { object in
+            guard let model = object as? Model else { return true }
+            return try managedObjectHandler(model)
+        }
+    }
+
+    /// Inserts one object per value snapshot (`Movie.Value`); their object IDs and
+    /// relationships are ignored.
+    ///
+    /// ```swift
+    /// let request = BatchInsertRequest(entity: Movie.self, values: importedMovies)   // [Movie.Value]
+    /// ```
+    public init<Model: ValueSnapshotRepresentable>(entity: Model.Type, values: [Model.Value]) {
+        var iterator = values.makeIterator()
+        self.entityName = Model.entity.name
+        self.source = .objectHandler { object in
+            guard let value = iterator.next(), let model = object as? Model else { return true }
+            try model.update(from: value)
+            return false
+        }
+    }
+}
+
+/// Sets new values on every object a predicate matches, in the store, without managed objects
+/// (Core Data's `NSBatchUpdateRequest`).
+///
+/// ```swift
+/// var request = BatchUpdateRequest(entity: Movie.self, where: \.year < 1950)
+/// request.propertiesToUpdate = ["isClassic": true, "rating": .key("rating") + 1]
+/// let result = try context.execute(request)
+/// ```
+///
+/// The update is one SQL statement in one transaction; it raises each row's optimistic-lock
+/// version, so that contexts holding unsaved edits of those objects see a conflict when they
+/// save. Values are checked against their attributes before anything is written. Validation
+/// rules are not applied (as in Core Data).
+public struct BatchUpdateRequest: Sendable {
+    /// The entity whose objects change.
+    public var entityName: String
+    /// Which objects; all of them when `nil`.
+    public var predicate: QueryPredicate?
+    /// Whether objects of subentities change too.
+    public var includesSubentities: Bool = true
+    /// The new values by attribute name: constants, or expressions on the current values.
+    public var propertiesToUpdate: [String: BatchUpdateExpression] = [:]
+    /// What the result reports.
+    public var resultType: BatchResultType = .statusOnly
+
+    /// An update of the objects of `entityName` that `predicate` matches.
+    public init(entityName: String, predicate: QueryPredicate? = nil, propertiesToUpdate: [String: BatchUpdateExpression] = [:]) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.propertiesToUpdate = propertiesToUpdate
+    }
+
+    /// An update of the objects of a class that `predicate` matches.
+    public init<Model: ManagedObject>(
+        entity: Model.Type, where predicate: FetchPredicate<Model>? = nil,
+        propertiesToUpdate: [String: BatchUpdateExpression] = [:]
+    ) {
+        self.init(entityName: Model.entity.name, predicate: predicate?.tree, propertiesToUpdate: propertiesToUpdate)
+    }
+}
+
+/// Deletes objects in the store without loading them (Core Data's `NSBatchDeleteRequest`).
+///
+/// ```swift
+/// let old = BatchDeleteRequest(fetchRequest: FetchRequest<Movie>(predicate: \.year < 1950))
+/// try context.execute(old)
+/// let some = BatchDeleteRequest(objectIDs: ids)
+/// ```
+///
+/// The delete runs in one transaction and applies the schema's delete rules: cascade deletes the
+/// related objects, nullify clears their references (raising their versions), and deny refuses
+/// the whole request with ``StrataError/Code/deleteDenied`` when a related object exists.
+public struct BatchDeleteRequest: Sendable {
+    enum Selection: Sendable {
+        case fetchRequest(StoreFetchRequest)
+        case objectIDs([ObjectID])
+    }
+
+    let selection: Selection
+    /// What the result reports.
+    public var resultType: BatchResultType = .statusOnly
+
+    /// Deletes the objects a fetch request matches (its predicate, subentity choice, and —
+    /// when set — its sort order, limit and offset).
+    public init<Model: EntityModel>(fetchRequest: FetchRequest<Model>) {
+        selection = .fetchRequest(
+            StoreFetchRequest(
+                entityName: fetchRequest.entityName, includesSubentities: fetchRequest.includesSubentities,
+                predicate: fetchRequest.predicate?.tree, sortDescriptors: fetchRequest.sortDescriptors.map(\.descriptor),
+                fetchLimit: fetchRequest.fetchLimit > 0 ? fetchRequest.fetchLimit : nil,
+                fetchOffset: fetchRequest.fetchOffset))
+    }
+
+    /// Deletes the objects of `entityName` that `predicate` matches (all of them when `nil`).
+    public init(entityName: String, predicate: QueryPredicate? = nil) {
+        selection = .fetchRequest(StoreFetchRequest(entityName: entityName, predicate: predicate))
+    }
+
+    /// Deletes these objects; IDs of objects that no longer exist are skipped.
+    public init(objectIDs: [ObjectID]) {
+        selection = .objectIDs(objectIDs)
+    }
+}
+
+extension BatchResult {
+    /// The changes as a summary of object IDs, for ``ObjectContext/mergeChanges(fromRemoteContextSave:into:)``:
+    /// every object the request inserted, updated and deleted when ``resultType`` is
+    /// ``BatchResultType/objectIDs``; empty otherwise.
+    public func objectIDNotification() -> ContextChanges {
+        ContextChanges(
+            name: .didSave, insertedObjectIDs: Set(insertedObjectIDs ?? []), updatedObjectIDs: Set(updatedObjectIDs ?? []),
+            deletedObjectIDs: Set(deletedObjectIDs ?? []))
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+
+/// Batch requests in SQLite: SQL over rows, one transaction per request, with history and one
+/// commit like a save.
+extension SQLiteStore {
+    /// What one batch request changed, collected while it runs.
+    struct BatchChanges {
+        /// Keys of new rows by entity, in the order entities first appeared.
+        var inserted: [(entity: String, keys: [Int64])] = []
+        /// Changed rows with the names of the properties that changed.
+        var updated: [(row: RowReference, properties: [String])] = []
+        /// Deleted rows.
+        var deleted: [RowReference] = []
+        /// The kept values of deleted rows (`.preserveValueOnDeletion`).
+        var tombstones: [RowReference: [(name: String, value: DatabaseValue)]] = [:]
+
+        var isEmpty: Bool { inserted.allSatisfy { $0.keys.isEmpty } && updated.isEmpty && deleted.isEmpty }
+    }
+
+    /// Runs a batch request's writes in one transaction, then records its history and announces
+    /// its commit, as a save does.
+    func runBatch(
+        author: String?, contextName: String?, _ body: (Database) throws -> (BatchChanges, BatchResult)
+    ) throws -> BatchResult {
+        try checkWritable()
+        try checkNotPreparing()
+        var timestamp = Date()
+        var transactionNumber: Int64?
+        do {
+            let (changes, written) = try writer.write { db -> (BatchChanges, BatchResult) in
+                var (changes, result) = try body(db)
+                timestamp = Date()
+                if isPersistentHistoryTrackingEnabled, !changes.isEmpty {
+                    let number = try recordHistory(of: changes, author: author, contextName: contextName, timestamp: timestamp, db: db)
+                    transactionNumber = number
+                    historyAnnouncement.withLock { if $0.isPolling { $0.own.insert(number) } }
+                    result.historyToken = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
+                }
+                changes.tombstones = [:]
+                return (changes, result)
+            }
+            var result = written
+            let inserted = changes.inserted.flatMap { run in objectIDs(run.entity, run.keys) }
+            let updated = changes.updated.map { objectID($0.row) }
+            let deleted = changes.deleted.map(objectID)
+            if result.resultType == .objectIDs {
+                result.insertedObjectIDs = inserted
+                result.updatedObjectIDs = updated
+                result.deletedObjectIDs = deleted
+            }
+            guard !changes.isEmpty else { return result }
+            commitObservers.notify(
+                StoreCommit(
+                    storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: updated,
+                    deletedObjectIDs: deleted, author: author, contextName: contextName, timestamp: timestamp,
+                    historyToken: result.historyToken))
+            return result
+        } catch {
+            if let transactionNumber { historyAnnouncement.withLock { _ = $0.own.remove(transactionNumber) } }
+            if let error = error as? StrataError { throw error }
+            if let error = error as? DatabaseError, error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw StrataError(
+                    .constraintConflict,
+                    "The batch request would break a uniqueness constraint (\(error.message ?? "UNIQUE constraint failed")). Nothing was written.",
+                    fileURL: url, sql: error.sql, underlyingError: error)
+            }
+            // The caller's own errors (a row handler's) come back as they were thrown.
+            guard error is DatabaseError else { throw error }
+            throw storeError(error, sql: nil)
+        }
+    }
+
+    private func recordHistory(
+        of changes: BatchChanges, author: String?, contextName: String?, timestamp: Date, db: Database
+    ) throws -> Int64 {
+        let number = try HistoryRecorder.writeTransaction(
+            author: author, contextName: contextName, timestamp: timestamp, db: db)
+        try HistoryRecorder.writeChangeRows(
+            changes.deleted.map { HistoryChangeRow(entity: $0.entity, key: $0.key, kind: 2) }
+                + changes.updated.map {
+                    HistoryChangeRow(entity: $0.row.entity, key: $0.row.key, kind: 1, properties: $0.properties.joined(separator: ","))
+                }, transaction: number, db: db)
+        for run in changes.inserted {
+            try HistoryRecorder.writeChangeRows(
+                entity: run.entity, keys: run.keys, kind: 0, properties: nil, transaction: number, db: db)
+        }
+        try HistoryRecorder.writeTombstones(changes.tombstones, transaction: number, db: db)
+        return number
+    }
+
+    func objectID(_ row: RowReference) -> ObjectID {
+        ObjectID(
+            entityName: row.entity, entityNameHash: schema.entity(named: row.entity)?.nameHash, storeIdentifier: identifier,
+            primaryKey: row.key)
+    }
+
+    func objectIDs(_ entityName: String, _ keys: [Int64]) -> [ObjectID] {
+        let hash = schema.entity(named: entityName)?.nameHash ?? ObjectID.hash(ofEntityName: entityName)
+        return keys.map { ObjectID(entityName: entityName, entityNameHash: hash, storeIdentifier: identifier, primaryKey: $0) }
+    }
+
+    /// A JSON array of keys, bound as one parameter and read with `json_each`: any number of keys
+    /// in one statement.
+    static func keyList(_ keys: some Sequence<Int64>) -> String {
+        "[" + keys.map(String.init).joined(separator: ",") + "]"
+    }
+
+    /// `IN (SELECT value FROM json_each(?))`, to bind with ``keyList(_:)``.
+    static let inKeyList = "IN (SELECT value FROM json_each(?))"
+
+    /// The rows a plan selects, with each row's entity, in the plan's order when it has a limit.
+    func selectRows(_ plan: FetchPlan, db: Database) throws -> [RowReference] {
+        guard var query = try makeQuery(plan) else { return [] }
+        let ordered = plan.fetchLimit != nil || plan.fetchOffset > 0
+        let sql =
+            "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
+            + query.sql(withOrder: ordered)
+        var rows: [RowReference] = []
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: query.arguments)
+        while let row = try cursor.next() { rows.append(RowReference(entity: row[1], key: row[0])) }
+        return rows
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    /// Rows per INSERT statement of a batch insert (fewer when the columns would pass the
+    /// connection's parameter limit).
+    static let batchInsertRowsPerStatement = 128
+
+    public func batchInsert(_ request: StoreBatchInsert, rows nextRow: (inout [AttributeValue]) throws -> Bool) throws
+        -> BatchResult
+    {
+        let (entity, layout) = try resolve(request.entityName)
+        guard !entity.declaration.isAbstract else {
+            throw StrataError(
+                .abstractEntity, "\(entity.name) is abstract; batch-insert rows of one of its subentities.",
+                entityName: entity.name)
+        }
+        let attributeNumbers = layout.attributeColumns.indices.filter { layout.attributeColumns[$0] != nil }
+        let columns =
+            [StoreLayout.entityColumn, StoreLayout.versionColumn, StoreLayout.primaryKeyColumn]
+            + attributeNumbers.compactMap { layout.attributeColumns[$0] }
+        var conflictClause = ""
+        switch request.conflictResolution {
+        case .fail: break
+        case .keepStored: conflictClause = " ON CONFLICT DO NOTHING"
+        case .replaceStored:
+            conflictClause =
+                " ON CONFLICT DO UPDATE SET "
+                + (attributeNumbers.compactMap { layout.attributeColumns[$0] }.map { "\(quoted($0)) = excluded.\(quoted($0))" }
+                    + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
+                .joined(separator: ", ")
+        }
+        // Which rows were written, and how, is known from the keys assigned unless a conflict
+        // can be resolved: then the statement reports the rows it wrote and their versions
+        // (1 for a new row, more for a stored row that took the values).
+        let returning =
+            request.conflictResolution == .fail
+            ? "" : " RETURNING \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.versionColumn))"
+        return try runBatch(author: request.author, contextName: request.contextName) { db in
+            let limit = db.maximumStatementArgumentCount
+            var rowsPerStatement = Self.batchInsertRowsPerStatement
+            while rowsPerStatement > 1 && rowsPerStatement * columns.count > limit { rowsPerStatement /= 2 }
+            let row = "(" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+            func statement(rows: Int) throws -> StatementBinder {
+                let sql =
+                    "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES "
+                    + Array(repeating: row, count: rows).joined(separator: ", ") + conflictClause + returning
+                return StatementBinder(try db.cachedStatement(sql: sql), sql: sql, in: db)
+            }
+            let full = try statement(rows: rowsPerStatement)
+            var nextKey = try Self.highestKeyEverUsed(in: layout.table, db: db)
+            var inserted: [Int64] = []
+            var updated: [Int64] = []
+            var values = entity.defaultValues
+            // The rows of the statement being filled: their keys and attribute values.
+            var chunkKeys: [Int64] = []
+            chunkKeys.reserveCapacity(rowsPerStatement)
+            var chunkValues: [AttributeValue] = []
+            chunkValues.reserveCapacity(rowsPerStatement * attributeNumbers.count)
+            func write(_ statement: StatementBinder) throws {
+                defer { statement.clearBindings() }  // a cached statement would keep every value
+                var index: Int32 = 1
+                var value = 0
+                for key in chunkKeys {
+                    try statement.bind(entity.name, at: index)
+                    try statement.bind(Int64(1), at: index + 1)
+                    try statement.bind(key, at: index + 2)
+                    index += 3
+                    for _ in attributeNumbers {
+                        try statement.bind(chunkValues[value], at: index)
+                        value += 1
+                        index += 1
+                    }
+                }
+                if returning.isEmpty {
+                    try statement.execute()
+                    inserted += chunkKeys
+                } else {
+                    for (key, version) in try statement.returnedKeysAndVersions() {
+                        if version == 1 { inserted.append(key) } else { updated.append(key) }
+                    }
+                }
+                chunkKeys.removeAll(keepingCapacity: true)
+                chunkValues.removeAll(keepingCapacity: true)
+            }
+            while try nextRow(&values) {
+                guard nextKey < Int64.max else {
+                    throw StrataError(
+                        .storeError, "\(layout.table) has used every primary key up to \(Int64.max).",
+                        entityName: entity.name, fileURL: url)
+                }
+                nextKey += 1
+                chunkKeys.append(nextKey)
+                for number in attributeNumbers { chunkValues.append(number < values.count ? values[number] : .null) }
+                if chunkKeys.count == rowsPerStatement { try write(full) }
+            }
+            if !chunkKeys.isEmpty { try write(try statement(rows: chunkKeys.count)) }
+            var changes = BatchChanges()
+            changes.inserted = [(entity.name, inserted)]
+            let written = attributeNumbers.map { entity.attributes[$0].name }.sorted()
+            changes.updated = updated.map { (RowReference(entity: entity.name, key: $0), written) }
+            let count = inserted.count + updated.count
+            let result = BatchResult(
+                kind: .insert, resultType: request.resultType, count: count,
+                objectIDs: request.resultType == .objectIDs ? objectIDs(entity.name, inserted + updated) : nil)
+            return (changes, result)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    public func batchUpdate(_ request: StoreBatchUpdate) throws -> BatchResult {
+        let entity = request.plan.entity
+        let (_, layout) = try resolve(entity.name)
+        // Every value is checked before anything is written.
+        var assignments: [String] = []
+        var arguments: [DatabaseValue] = []
+        let names = request.propertiesToUpdate.keys.sorted()
+        for name in names {
+            guard let expression = request.propertiesToUpdate[name] else { continue }
+            let (number, attribute) = try updatableAttribute(name, of: entity)
+            guard let column = layout.attributeColumns[number] else { continue }
+            var compiled = UpdateExpressionCompiler(entity: entity, layout: layout)
+            let sql = try compiled.compile(expression, for: attribute)
+            assignments.append("\(quoted(column)) = \(sql)")
+            arguments += compiled.arguments
+        }
+        guard !assignments.isEmpty else {
+            throw StrataError(
+                .unknownKey, "A batch update of \(entity.name) needs at least one property to update.",
+                entityName: entity.name)
+        }
+        assignments.append("\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1")
+        return try runBatch(author: request.author, contextName: request.contextName) { db in
+            var changes = BatchChanges()
+            guard var query = try makeQuery(request.plan) else {
+                return (changes, BatchResult(kind: .update, resultType: request.resultType, count: 0, objectIDs: []))
+            }
+            let ordered = request.plan.fetchLimit != nil || request.plan.fetchOffset > 0
+            let selection = "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn))" + query.sql(withOrder: ordered)
+            let sql =
+                "UPDATE \(quoted(layout.table)) SET " + assignments.joined(separator: ", ")
+                + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) IN (\(selection))"
+                + " RETURNING \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn))"
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments + query.values))
+            var rows: [RowReference] = []
+            while let row = try cursor.next() { rows.append(RowReference(entity: row[1], key: row[0])) }
+            changes.updated = rows.map { ($0, names) }
+            return (
+                changes,
+                BatchResult(
+                    kind: .update, resultType: request.resultType, count: rows.count,
+                    objectIDs: request.resultType == .objectIDs ? rows.map(objectID) : nil)
+            )
+        }
+    }
+
+    /// The attribute a batch update may set.
+    private func updatableAttribute(_ name: String, of entity: Entity) throws -> (Int, AttributeDescription) {
+        guard let number = entity.attributeNumber(named: name) else {
+            let isRelationship = entity.relationship(named: name) != nil
+            throw StrataError(
+                .unknownKey,
+                isRelationship
+                    ? "\(entity.name).\(name) is a relationship; batch updates set attributes only."
+                    : "\(entity.name) has no attribute named '\(name)' to update."
+                        + didYouMean(name, in: entity.attributes.map(\.name)),
+                entityName: entity.name, propertyName: name)
+        }
+        let attribute = entity.attributes[number]
+        guard !attribute.isTransient else {
+            throw StrataError(
+                .unknownKey, "\(entity.name).\(name) is transient; it is not stored, so a batch update cannot set it.",
+                entityName: entity.name, propertyName: name)
+        }
+        return (number, attribute)
+    }
+}
+
+/// Compiles a ``BatchUpdateExpression`` to SQL for one attribute, checking its types.
+private struct UpdateExpressionCompiler {
+    let entity: Entity
+    let layout: StoreLayout.EntityLayout
+    var arguments: [DatabaseValue] = []
+
+    init(entity: Entity, layout: StoreLayout.EntityLayout) {
+        self.entity = entity
+        self.layout = layout
+    }
+
+    mutating func compile(_ expression: BatchUpdateExpression, for attribute: AttributeDescription) throws -> String {
+        switch expression {
+        case .value(let value):
+            return try bind(value, for: attribute)
+        case .key(let name):
+            let source = try sourceAttribute(name, for: attribute)
+            guard source.type == attribute.type || (source.type.isNumeric && attribute.type.isNumeric) else {
+                throw mismatch(
+                    attribute, "cannot take the value of \(name), a \(source.type) attribute")
+            }
+            return try column(name)
+        case .add(let lhs, let rhs), .subtract(let lhs, let rhs), .multiply(let lhs, let rhs), .divide(let lhs, let rhs):
+            guard attribute.type.isNumeric || attribute.type == .date else {
+                throw mismatch(attribute, "cannot take the result of arithmetic")
+            }
+            guard attribute.type != .decimal else {
+                throw mismatch(
+                    attribute,
+                    "is a Decimal; SQLite arithmetic is not exact for decimals, so batch updates set decimals to constants only")
+            }
+            let symbol =
+                switch expression {
+                case .add: "+"
+                case .subtract: "-"
+                case .multiply: "*"
+                default: "/"
+                }
+            return "(" + (try operand(lhs, for: attribute)) + " \(symbol) " + (try operand(rhs, for: attribute)) + ")"
+        }
+    }
+
+    /// One side of arithmetic: a number or a numeric (or date) attribute.
+    private mutating func operand(_ expression: BatchUpdateExpression, for attribute: AttributeDescription) throws -> String {
+        switch expression {
+        case .value(let value):
+            switch value {
+            case .integer, .double, .float:
+                arguments.append(SQLiteValueCoding.databaseValue(value))
+                return "?"
+            default:
+                throw mismatch(attribute, "cannot use \(value) in arithmetic")
+            }
+        case .key(let name):
+            let source = try sourceAttribute(name, for: attribute)
+            guard source.type.isNumeric || source.type == .date, source.type != .decimal else {
+                throw mismatch(attribute, "cannot use \(name), a \(source.type) attribute, in arithmetic")
+            }
+            return try column(name)
+        default:
+            return try compile(expression, for: attribute)
+        }
+    }
+
+    private func sourceAttribute(_ name: String, for attribute: AttributeDescription) throws -> AttributeDescription {
+        guard let number = entity.attributeNumber(named: name), layout.attributeColumns[number] != nil else {
+            throw StrataError(
+                .unknownKey,
+                "The new value of \(entity.name).\(attribute.name) reads '\(name)', which is not a stored attribute of \(entity.name)."
+                    + didYouMean(name, in: entity.attributes.map(\.name)),
+                entityName: entity.name, propertyName: name)
+        }
+        return entity.attributes[number]
+    }
+
+    private func column(_ name: String) throws -> String {
+        guard let number = entity.attributeNumber(named: name), let column = layout.attributeColumns[number] else {
+            throw StrataError(.unknownKey, "\(entity.name) has no stored attribute named '\(name)'.", entityName: entity.name)
+        }
+        return quoted(column)
+    }
+
+    private mutating func bind(_ value: AttributeValue, for attribute: AttributeDescription) throws -> String {
+        if value.isNull {
+            guard attribute.isOptional else {
+                throw StrataError(
+                    .missingValue, "\(entity.name).\(attribute.name) is not optional; a batch update cannot set it to nil.",
+                    entityName: entity.name, propertyName: attribute.name)
+            }
+            arguments.append(.null)
+            return "?"
+        }
+        guard let converted = value.converted(to: attribute.type) else {
+            throw mismatch(attribute, "cannot hold \(value)")
+        }
+        arguments.append(SQLiteValueCoding.databaseValue(converted))
+        return "?"
+    }
+
+    private func mismatch(_ attribute: AttributeDescription, _ problem: String) -> StrataError {
+        StrataError(
+            .typeMismatch, "\(entity.name).\(attribute.name) (\(attribute.type)) \(problem).", entityName: entity.name,
+            propertyName: attribute.name)
+    }
+}

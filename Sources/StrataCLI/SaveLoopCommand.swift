@@ -39,6 +39,13 @@ struct SaveLoopCommand: ParsableCommand {
     @Option(help: "The transaction author recorded with each save.")
     var author: String?
 
+    @Flag(
+        help: """
+            Write each batch with batch requests instead of saves: insert \(batchRequestSize) movies, \
+            update them all, delete the second half.
+            """)
+    var batchRequests = false
+
     @Flag(help: "Open the store with persistent history tracking.")
     var history = false
 
@@ -52,9 +59,15 @@ struct SaveLoopCommand: ParsableCommand {
     func run() throws {
         var output = StandardOutput()
         do {
-            try Self.run(
-                storeURL: URL(fileURLWithPath: storePath), batches: batches, author: author, history: history,
-                into: &output)
+            if batchRequests {
+                try Self.runBatchRequests(
+                    storeURL: URL(fileURLWithPath: storePath), batches: batches, author: author, history: history,
+                    into: &output)
+            } else {
+                try Self.run(
+                    storeURL: URL(fileURLWithPath: storePath), batches: batches, author: author, history: history,
+                    into: &output)
+            }
         } catch let error as StrataError {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
             throw ExitCode.failure
@@ -86,6 +99,49 @@ struct SaveLoopCommand: ParsableCommand {
             context.reset()
             // One write per line; `StandardOutput` writes straight to the file descriptor, so
             // the line is out as soon as this returns.
+            output.write("\(batch)\n")
+        }
+        try container.close()
+    }
+
+    /// The movies one batch request inserts.
+    static let batchRequestSize = 2000
+
+    /// Writes each batch with three batch requests, each one transaction: inserts
+    /// ``batchRequestSize`` movies `batch <n> item <i>` (release date `i` seconds after the
+    /// reference date, box office 0), sets the box office of all of them to 1, then deletes the
+    /// items above half. A finished batch holds items 1 through half with box office 1; the
+    /// batch a kill interrupts is in one of the states between requests, never part-way
+    /// through one.
+    static func runBatchRequests(
+        storeURL: URL, batches: Int, author: String? = nil, history: Bool = false,
+        into output: inout some TextOutputStream
+    ) throws {
+        let container = try makeContainer(storeURL: storeURL, history: history)
+        let context = container.newBackgroundContext()
+        context.transactionAuthor = author.map { TransactionAuthor($0) }
+        var batch = try context.fetch(Movie.self).compactMap { batchNumber(ofTitle: $0.title) }.max() ?? 0
+        context.reset()
+        for _ in 0..<max(batches, 0) {
+            batch += 1
+            var item = 0
+            let current = batch
+            try context.execute(
+                BatchInsertRequest(entityName: "Movie") { (row: inout [String: Any]) in
+                    guard item < batchRequestSize else { return true }
+                    item += 1
+                    row["title"] = "batch \(current) item \(item)"
+                    row["releaseDate"] = Date(timeIntervalSinceReferenceDate: Double(item))
+                    return false
+                })
+            let ofBatch = try FetchRequest<Movie>(format: "title BEGINSWITH %@", "batch \(batch) item ")
+            var update = BatchUpdateRequest(entityName: "Movie", propertiesToUpdate: ["boxOffice": 1])
+            update.predicate = ofBatch.predicate?.tree
+            try context.execute(update)
+            let secondHalf = try FetchRequest<Movie>(
+                format: "title BEGINSWITH %@ AND releaseDate > %@", "batch \(batch) item ",
+                Date(timeIntervalSinceReferenceDate: Double(batchRequestSize / 2)))
+            try context.execute(BatchDeleteRequest(fetchRequest: secondHalf))
             output.write("\(batch)\n")
         }
         try container.close()

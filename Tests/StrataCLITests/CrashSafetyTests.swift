@@ -61,6 +61,129 @@ import Testing
         #expect(highestBatch >= Self.rounds, "every round saves at least one batch")
     }
 
+    /// Kills `strata save-loop --batch-requests` (with history) in the middle of its batch
+    /// inserts, updates and deletes: each request must be whole or absent, and its history with
+    /// it.
+    @Test func killedBatchRequestsLeaveOnlyWholeRequests() async throws {
+        guard let executable = StrataExecutable.locate() else {
+            Issue.record("Cannot find the `strata` executable next to the test product; build it with `swift build --build-tests`.")
+            return
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("BatchLoop.sqlite")
+        var highestFinished = 0
+        // Batches a kill left between two requests, as they were left: the next run starts a
+        // new batch above them, so they must stay exactly so.
+        var leftBetweenRequests: [Int: BatchRequestState] = [:]
+        for round in 1...Self.rounds {
+            let child = try SaveLoopChild(
+                executable: executable, store: store, errorLog: folder.appendingPathComponent("stderr-\(round).txt"),
+                arguments: ["--batch-requests", "--history"])
+            defer { child.killIfRunning() }
+            guard try await child.waitForFirstSave(timeout: Self.startTimeout) else {
+                Issue.record("Round \(round): no batch within \(Self.startTimeout). stderr: \(child.errorOutput())")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
+            child.sendSIGKILL()
+            try await child.waitForExit()
+            guard child.wasKilled else {
+                Issue.record("Round \(round): save-loop ended by itself before it was killed. stderr: \(child.errorOutput())")
+                return
+            }
+            let check = try Self.integrityCheck(of: store)
+            if check != ["ok"] { Issue.record("Round \(round): integrity_check reports \(check)") }
+            let states = try Self.batchRequestStates(in: store)
+            let reported = child.reportedBatches().max() ?? 0
+            let finished = states.filter { $0.value == .finished }.keys.sorted()
+            for (batch, state) in states.sorted(by: { $0.key < $1.key }) {
+                switch state {
+                case .finished: break
+                case .broken(let why): Issue.record("Round \(round): batch \(batch) is broken: \(why)")
+                case .inserted, .updated:
+                    // Only the batch this kill interrupted, or one an earlier kill left so.
+                    if batch == states.keys.max() {
+                        leftBetweenRequests[batch] = leftBetweenRequests[batch] ?? state
+                    }
+                    if leftBetweenRequests[batch] != state {
+                        Issue.record("Round \(round): batch \(batch) is \(state), earlier \(leftBetweenRequests[batch].map(\.description) ?? "finished or absent")")
+                    }
+                }
+            }
+            if (finished.max() ?? 0) < reported {
+                Issue.record("Round \(round): save-loop reported batch \(reported) done, the store has \(finished)")
+            }
+            highestFinished = max(highestFinished, finished.max() ?? 0)
+            // History has one transaction per request that happened, and none for the others.
+            let container = try SaveLoopCommand.makeContainer(storeURL: store, history: true)
+            let transactions = try container.fetchHistory(HistoryFetchRequest(includesChanges: false)).count
+            let expected = states.values.reduce(0) { total, state in
+                switch state {
+                case .finished: total + 3
+                case .updated: total + 2
+                case .inserted: total + 1
+                case .broken: total
+                }
+            }
+            try container.close()
+            if transactions != expected {
+                Issue.record("Round \(round): history has \(transactions) transactions for \(expected) requests")
+            }
+            guard states.values.allSatisfy({ if case .broken = $0 { false } else { true } }) else { return }
+        }
+        #expect(highestFinished >= 1)
+    }
+
+    /// What a batch of `save-loop --batch-requests` looks like in the store.
+    enum BatchRequestState: Equatable, CustomStringConvertible {
+        /// All items inserted, none updated.
+        case inserted
+        /// All items inserted and updated.
+        case updated
+        /// The first half left, updated.
+        case finished
+        /// Anything else: part of a request was written.
+        case broken(String)
+
+        var description: String {
+            switch self {
+            case .inserted: "inserted"
+            case .updated: "updated"
+            case .finished: "finished"
+            case .broken(let why): "broken (\(why))"
+            }
+        }
+    }
+
+    /// The state of every batch `save-loop --batch-requests` wrote.
+    static func batchRequestStates(in store: URL) throws -> [Int: BatchRequestState] {
+        let container = try SaveLoopCommand.makeContainer(storeURL: store)
+        defer { try? container.close() }
+        let values = try container.newBackgroundContext().fetch(Movie.self).map { ($0.title, $0.boxOffice) }
+        var items: [Int: [(item: Int, boxOffice: Decimal)]] = [:]
+        for (title, boxOffice) in values {
+            let words = title.split(separator: " ")
+            guard let batch = SaveLoopCommand.batchNumber(ofTitle: title), let item = Int(words[3]) else { continue }
+            items[batch, default: []].append((item, boxOffice))
+        }
+        let size = SaveLoopCommand.batchRequestSize
+        return items.mapValues { rows in
+            let numbers = rows.map(\.item).sorted()
+            let offices = Set(rows.map(\.boxOffice))
+            if numbers == Array(1...size) {
+                if offices == [0] { return .inserted }
+                if offices == [1] { return .updated }
+                return .broken("box offices \(offices.sorted())")
+            }
+            if numbers == Array(1...size / 2) {
+                return offices == [1] ? .finished : .broken("half deleted before its update: \(offices.sorted())")
+            }
+            return .broken("\(numbers.count) items")
+        }
+    }
+
     /// Rounds of the creation test; `STRATA_CRASH_ROUNDS` raises it too.
     static let creationRounds =
         ProcessInfo.processInfo.environment["STRATA_CRASH_ROUNDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 24
@@ -276,15 +399,16 @@ final class SaveLoopChild {
     private let errorLog: URL
     private let output = LockedBox((data: Data(), ended: false))
 
-    /// Starts `strata save-loop --store <store>`, its standard error going to `errorLog`.
-    init(executable: URL, store: URL, errorLog: URL) throws {
+    /// Starts `strata save-loop --store <store>` with `arguments`, its standard error going to
+    /// `errorLog`.
+    init(executable: URL, store: URL, errorLog: URL, arguments: [String] = []) throws {
         try Data().write(to: errorLog)
         let errorHandle = try FileHandle(forWritingTo: errorLog)
         defer { try? errorHandle.close() }
         let pipe = Pipe()
         process = Process()
         process.executableURL = executable
-        process.arguments = ["save-loop", "--store", store.path]
+        process.arguments = ["save-loop", "--store", store.path] + arguments
         process.standardOutput = pipe
         process.standardError = errorHandle
         self.errorLog = errorLog

@@ -109,8 +109,9 @@ func buildItemsStore(strata: Bool, count: Int, at url: URL) throws {
     }
 }
 
-func openItems(at url: URL) throws -> PersistentContainer {
-    try PersistentContainer(name: "Items", entities: [Item.self], storeDescriptions: [.sqlite(url)])
+func openItems(at url: URL, history: Bool = false) throws -> PersistentContainer {
+    try PersistentContainer(
+        name: "Items", entities: [Item.self], storeDescriptions: [.sqlite(url, persistentHistoryTracking: history)])
 }
 
 /// W4: the objects of one bucket, fully materialized, every attribute read.

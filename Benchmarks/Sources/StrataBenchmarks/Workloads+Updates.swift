@@ -14,13 +14,13 @@ func isUpdated(serial: Int64) -> Bool { serial % 10 == 0 }
 let deletedBucketLimit: Int64 = 10
 
 /// W6: fetch every item, raise the price of every tenth, save.
-func updateEveryTenthItem(_ contender: Contender, itemCount: Int, in folder: URL) throws {
+func updateEveryTenthItem(_ contender: Contender, itemCount: Int, in folder: URL, history: Bool = false) throws {
     let url = storeURL(in: folder)
     var fetched = 0
     var changed = 0
     switch contender {
     case .strata:
-        let container = try openItems(at: url)
+        let container = try openItems(at: url, history: history)
         defer { try? container.close() }
         let context = container.newBackgroundContext()
         let items = try context.fetch(FetchRequest<Item>())

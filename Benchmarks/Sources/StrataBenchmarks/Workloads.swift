@@ -221,11 +221,12 @@ func makeInts(row: Int, in context: ObjectContext) {
 }
 
 /// W1: insert `count` objects with ten Int64 attributes in one save.
-func insertInts(_ contender: Contender, count: Int, in folder: URL) throws {
+func insertInts(_ contender: Contender, count: Int, in folder: URL, history: Bool = false) throws {
     switch contender {
     case .strata:
         let container = try PersistentContainer(
-            name: "W1", entities: [Ints.self], storeDescriptions: [.sqlite(folder.appendingPathComponent("w1.sqlite"))])
+            name: "W1", entities: [Ints.self],
+            storeDescriptions: [.sqlite(folder.appendingPathComponent("w1.sqlite"), persistentHistoryTracking: history)])
         let context = container.newBackgroundContext()
         for row in 0..<count { makeInts(row: row, in: context) }
         try context.save()

@@ -128,6 +128,7 @@ let w2Count = quick ? 5_000 : 200_000
 let w3Count = quick ? 2_000 : 50_000
 let itemCount = quick ? 5_000 : 200_000  // W4–W7
 let w8Count = quick ? 20_000 : 1_000_000
+let w13Count = quick ? 20_000 : 1_000_000
 
 let workloads: [Workload] = [
     Workload(
@@ -197,6 +198,38 @@ let workloads: [Workload] = [
         skipped: [.grdbFast],
         setup: { contender in try templates.copy(of: .manyEntities, for: contender) },
         run: { contender, folder in try openAndFetch(contender, in: folder.required()) }),
+    Workload(
+        name: "W13", description: "batch-insert \(w13Count) objects of W1's entity from an object handler (issue 14's W12)",
+        skipped: [.grdbCodable, .grdbFast],
+        setup: { _ in nil },
+        prepareRun: { _, _ in try scratchFolder() },
+        run: { contender, folder in
+            try batchInsertInts(contender, count: w13Count, dictionaries: false, in: folder.required())
+        },
+        verify: { _, folder in try verifyInts(in: folder.required(), file: "w13.sqlite", count: w13Count) }),
+    Workload(
+        name: "W13d", description: "the same from a dictionary handler",
+        skipped: [.grdbCodable, .grdbFast],
+        setup: { _ in nil },
+        prepareRun: { _, _ in try scratchFolder() },
+        run: { contender, folder in
+            try batchInsertInts(contender, count: w13Count, dictionaries: true, in: folder.required())
+        },
+        verify: { _, folder in try verifyInts(in: folder.required(), file: "w13.sqlite", count: w13Count) }),
+    Workload(
+        name: "W14", description: "batch-update 10% of \(itemCount) objects (price + 1) (issue 14's W13)",
+        skipped: [.grdbCodable, .grdbFast],
+        setup: { contender in try templates.copy(of: .items(count: itemCount), for: contender) },
+        prepareRun: { _, folder in try copyFolder(folder.required()) },
+        run: { contender, folder in try batchUpdateItems(contender, in: folder.required()) },
+        verify: { _, folder in try verifyBatchUpdatedItems(itemCount: itemCount, in: folder.required()) }),
+    Workload(
+        name: "W15", description: "batch-delete 10% of \(itemCount) objects (issue 14's W13)",
+        skipped: [.grdbCodable, .grdbFast],
+        setup: { contender in try templates.copy(of: .items(count: itemCount), for: contender) },
+        prepareRun: { _, folder in try copyFolder(folder.required()) },
+        run: { contender, folder in try batchDeleteItems(contender, in: folder.required()) },
+        verify: { _, folder in try verifyDeletedItems(itemCount: itemCount, in: folder.required()) }),
 ]
 
 var rows: [String] = []
@@ -226,6 +259,19 @@ do {
     templates.removeAll()
     print("error: \(error)")
     exit(1)
+}
+// Persistent history's overhead compares Strata with itself.
+var historyTable = ""
+if onlyWorkloads?.contains("H") ?? true, onlyContenders?.contains(.strata) ?? true {
+    do {
+        historyTable = try runHistoryOverheadWorkload(
+            w1Count: w1Count, itemCount: itemCount, runs: runs, templates: templates)
+        print(historyTable)
+    } catch {
+        templates.removeAll()
+        print("error: \(error)")
+        exit(1)
+    }
 }
 templates.removeAll()
 
@@ -269,6 +315,7 @@ let table = """
     | --- | --- | --- | --- | --- | --- | --- | --- |
     \(rows.joined(separator: "\n"))
     """ + (controllerTable.isEmpty ? "" : "\n\n" + controllerTable) + (schemaTable.isEmpty ? "" : "\n\n" + schemaTable)
+    + (historyTable.isEmpty ? "" : "\n\n" + historyTable)
 print(table)
 if let output {
     try (table + "\n").write(toFile: output, atomically: true, encoding: .utf8)

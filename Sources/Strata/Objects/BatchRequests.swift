@@ -66,8 +66,9 @@ public struct BatchInsertRequest {
     }
 
     /// Inserts the objects a handler fills one at a time (Core Data's `managedObjectHandler`):
-    /// each call gets a new object, not in any context, to set attributes on, and returns `true`
-    /// when there are no more (that call's object is not inserted).
+    /// each call gets an object with the entity's default values, not in any context, to set
+    /// attributes on, and returns `true` when there are no more (that call's object is not
+    /// inserted). The object is only valid during the call: keep its values, not the object.
     ///
     /// ```swift
     /// var titles = ["Heat", "Ronin"].makeIterator()

@@ -129,6 +129,8 @@ struct BatchRowReader {
     let source: BatchInsertRequest.Source
     private var index = 0
     private var dictionaries: IndexingIterator<[[String: Any]]>?
+    /// The object a managed-object handler fills, row after row.
+    private var reusable: ManagedObject?
     /// Stored attribute numbers.
     private let storedNumbers: [Int]
     /// Attributes whose class gives new objects a value of their own (`var id = UUID()`) where
@@ -168,9 +170,21 @@ struct BatchRowReader {
             if try handler(&dictionary) { return false }
             try fill(&row, from: dictionary)
         case .objectHandler(let handler):
-            let object = Self.newObject(of: entity)
+            // One object serves every row: emptied and given the class's initial values again
+            // before each call, it is as new to the handler, without an allocation per row.
+            let object: ManagedObject
+            if let reusable {
+                object = reusable
+                // In place: the object's values stay its own, so its setters never copy them.
+                let defaults = entity.defaultValues
+                for number in defaults.indices { object._values[number] = defaults[number] }
+                object._strataApplyInitialValues()
+            } else {
+                object = Self.newObject(of: entity)
+                reusable = object
+            }
             if try handler(object) { return false }
-            for (number, value) in object._values.enumerated() where number < row.count { row[number] = value }
+            for number in storedNumbers { row[number] = object._values[number] }
             if object._relationships.contains(where: { !$0.isEmptyForBatchInsert }) {
                 throw StrataError(
                     .typeMismatch,

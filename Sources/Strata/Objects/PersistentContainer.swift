@@ -105,9 +105,7 @@ public final class PersistentContainer: Sendable {
         // that merge automatically, from the store's one commit value.
         let observation = addCommitObserver { [weak self] commit in
             guard let self,
-                commit.changedObjectsAreUnknown
-                    || !(commit.insertedObjectIDs.isEmpty && commit.updatedObjectIDs.isEmpty
-                        && commit.deletedObjectIDs.isEmpty)
+                commit.changedObjectsAreUnknown || !commit.namesNoObjects
             else { return }
             let wantedByStreams = self.savedChangeStreams.wants(.didSave)
             let wantedByContexts = self.mergeInboxes.count > 0

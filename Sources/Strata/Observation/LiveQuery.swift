@@ -52,8 +52,7 @@ public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
                 trigger.yield()
                 return
             }
-            let touched = commit.insertedObjectIDs + commit.updatedObjectIDs + commit.deletedObjectIDs
-            if touched.contains(where: { relevantEntities.contains($0.entityName) }) { trigger.yield() }
+            if !commit.changedEntityNames.isDisjoint(with: relevantEntities) { trigger.yield() }
         }
         let container = container
         let fetch = fetch

@@ -4,9 +4,10 @@ import GRDB
 /// Compiles resolved predicates and sort descriptors to SQLite SQL.
 ///
 /// Every value is a bound parameter; every identifier comes from the store's layout (which the
-/// schema's validated names produce). Each comparison compiles to an expression that is 0 or 1,
-/// never `NULL`, so that `NOT` and `ALL` keep the two-valued meaning the in-memory evaluator
-/// gives them.
+/// schema's validated names produce). Under `NOT` and `ALL`, each comparison compiles to an
+/// expression that is 0 or 1, never `NULL`, so that they keep the two-valued meaning the
+/// in-memory evaluator gives them; elsewhere, where `NULL` and 0 both drop a row, comparisons
+/// stay bare so that SQLite can use indexes for ranges.
 struct SQLiteQueryCompiler {
     let schema: Schema
     let layout: StoreLayout
@@ -82,18 +83,25 @@ struct SQLiteQueryCompiler {
 
     // MARK: Predicates
 
-    mutating func compile(_ predicate: ResolvedPredicate) -> String {
+    /// Compiles a predicate.
+    ///
+    /// - Parameter positive: Whether the result is only ever used as a filter (a `WHERE`
+    ///   condition, possibly inside `AND` and `OR`), where `NULL` and 0 both drop the row. Only
+    ///   under `NOT` must a comparison with `NULL` read as 0; elsewhere it is left bare, so that
+    ///   SQLite can use an index for a range (`IFNULL(x < ?, 0)` hides `x` from the planner).
+    mutating func compile(_ predicate: ResolvedPredicate, positive: Bool = true) -> String {
+        func twoValued(_ expression: String) -> String { positive ? expression : "IFNULL(\(expression), 0)" }
         switch predicate {
         case .constant(let value):
             return value ? "1" : "0"
         case .and(let parts):
             if parts.isEmpty { return "1" }
-            return "(" + parts.map { compile($0) }.joined(separator: " AND ") + ")"
+            return "(" + parts.map { compile($0, positive: positive) }.joined(separator: " AND ") + ")"
         case .or(let parts):
             if parts.isEmpty { return "0" }
-            return "(" + parts.map { compile($0) }.joined(separator: " OR ") + ")"
+            return "(" + parts.map { compile($0, positive: positive) }.joined(separator: " OR ") + ")"
         case .not(let part):
-            return "(NOT " + compile(part) + ")"
+            return "(NOT " + compile(part, positive: false) + ")"
         case .compare(let left, let comparisonOperator, let right, let options, let kind):
             // Constants are folded by the resolver; everything else is folded here, as the
             // evaluator folds it.
@@ -103,10 +111,10 @@ struct SQLiteQueryCompiler {
             switch comparisonOperator {
             case .equalTo: return "(\(l) IS \(r)\(collate))"
             case .notEqualTo: return "(\(l) IS NOT \(r)\(collate))"
-            case .lessThan: return "IFNULL(\(l) < \(r)\(collate), 0)"
-            case .lessThanOrEqualTo: return "IFNULL(\(l) <= \(r)\(collate), 0)"
-            case .greaterThan: return "IFNULL(\(l) > \(r)\(collate), 0)"
-            case .greaterThanOrEqualTo: return "IFNULL(\(l) >= \(r)\(collate), 0)"
+            case .lessThan: return twoValued("\(l) < \(r)\(collate)")
+            case .lessThanOrEqualTo: return twoValued("\(l) <= \(r)\(collate)")
+            case .greaterThan: return twoValued("\(l) > \(r)\(collate)")
+            case .greaterThanOrEqualTo: return twoValued("\(l) >= \(r)\(collate)")
             case .contains: return "IFNULL(instr(\(l), \(r)) > 0, 0)"
             case .beginsWith: return "IFNULL(instr(\(l), \(r)) = 1, 0)"
             case .endsWith: return "IFNULL(strata_ends_with(\(l), \(r)), 0)"
@@ -119,11 +127,11 @@ struct SQLiteQueryCompiler {
             let l = self.operand(operand, options: options)
             let collate = kind == .decimal ? " COLLATE \(SQLiteFunctions.decimalCollation)" : ""
             let list = values.map { bind($0) }.joined(separator: ", ")
-            return "IFNULL(\(l)\(collate) IN (\(list)), 0)"
+            return twoValued("\(l)\(collate) IN (\(list))")
         case .between(let operand, let low, let high, let kind):
             let l = self.operand(operand, options: [])
             let collate = kind == .decimal ? " COLLATE \(SQLiteFunctions.decimalCollation)" : ""
-            return "IFNULL(\(l)\(collate) BETWEEN \(bind(low)) AND \(bind(high)), 0)"
+            return twoValued("\(l)\(collate) BETWEEN \(bind(low)) AND \(bind(high))")
         case .objectIn(let operand, let ids, let negated):
             guard case .object(let scope, let steps) = operand else { return negated ? "1" : "0" }
             let destination = schema.entity(named: entityName(after: steps, scope: scope))
@@ -150,7 +158,8 @@ struct SQLiteQueryCompiler {
         case .quantified(let all, let collection, let body):
             let (source, correlation) = members(of: collection)
             let memberScope = scopes.count - 1
-            let bodySQL = compile(body)
+            // ALL tests NOT body: there the body must be two-valued.
+            let bodySQL = compile(body, positive: !all)
             let joins = scopes[memberScope].joins.joined()
             scopes.removeLast()
             if all {

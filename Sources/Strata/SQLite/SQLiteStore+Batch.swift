@@ -41,20 +41,30 @@ extension SQLiteStore {
                 return (changes, result)
             }
             var result = written
-            let inserted = changes.inserted.flatMap { run in objectIDs(run.entity, run.keys) }
             let updated = changes.updated.map { objectID($0.row) }
             let deleted = changes.deleted.map(objectID)
             if result.resultType == .objectIDs {
-                result.insertedObjectIDs = inserted
+                result.insertedObjectIDs = changes.inserted.flatMap { run in objectIDs(run.entity, run.keys) }
                 result.updatedObjectIDs = updated
                 result.deletedObjectIDs = deleted
             }
             guard !changes.isEmpty else { return result }
-            commitObservers.notify(
-                StoreCommit(
-                    storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: updated,
-                    deletedObjectIDs: deleted, author: author, contextName: contextName, timestamp: timestamp,
-                    historyToken: result.historyToken))
+            let commit: StoreCommit
+            if let run = changes.inserted.first, changes.inserted.count == 1, deleted.isEmpty {
+                // A batch insert's commit keeps its rows as keys: no million IDs made unread.
+                commit = StoreCommit(
+                    storeIdentifier: identifier, insertedEntityName: run.entity,
+                    entityNameHash: schema.entity(named: run.entity)?.nameHash ?? ObjectID.hash(ofEntityName: run.entity),
+                    insertedKeys: run.keys, updatedObjectIDs: updated, author: author, contextName: contextName,
+                    timestamp: timestamp, historyToken: result.historyToken)
+            } else {
+                commit = StoreCommit(
+                    storeIdentifier: identifier,
+                    insertedObjectIDs: changes.inserted.flatMap { run in objectIDs(run.entity, run.keys) },
+                    updatedObjectIDs: updated, deletedObjectIDs: deleted, author: author, contextName: contextName,
+                    timestamp: timestamp, historyToken: result.historyToken)
+            }
+            commitObservers.notify(commit)
             return result
         } catch {
             if let transactionNumber { historyAnnouncement.withLock { _ = $0.own.remove(transactionNumber) } }
@@ -110,15 +120,19 @@ extension SQLiteStore {
     static let inKeyList = "IN (SELECT value FROM json_each(?))"
 
     /// The rows a plan selects, with each row's entity, in the plan's order when it has a limit.
+    /// A table that holds one entity answers from an index alone when the predicate allows:
+    /// the entity is known without reading the rows.
     func selectRows(_ plan: FetchPlan, db: Database) throws -> [RowReference] {
         guard var query = try makeQuery(plan) else { return [] }
         let ordered = plan.fetchLimit != nil || plan.fetchOffset > 0
+        let tableKinds = layout.entities[plan.entity.rootEntity.name]?.kindNames ?? []
+        let onlyEntity = tableKinds.count == 1 ? tableKinds.first : nil
         let sql =
-            "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
-            + query.sql(withOrder: ordered)
+            "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn))"
+            + (onlyEntity == nil ? ", t0.\(quoted(StoreLayout.entityColumn))" : "") + query.sql(withOrder: ordered)
         var rows: [RowReference] = []
         let cursor = try Row.fetchCursor(db, sql: sql, arguments: query.arguments)
-        while let row = try cursor.next() { rows.append(RowReference(entity: row[1], key: row[0])) }
+        while let row = try cursor.next() { rows.append(RowReference(entity: onlyEntity ?? row[1], key: row[0])) }
         return rows
     }
 }

@@ -39,8 +39,11 @@ extension SQLiteStore {
         return try runBatch(author: request.author, contextName: request.contextName) { db in
             let limit = db.maximumStatementArgumentCount
             var rowsPerStatement = Self.batchInsertRowsPerStatement
-            while rowsPerStatement > 1 && rowsPerStatement * columns.count > limit { rowsPerStatement /= 2 }
-            let row = "(" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+            while rowsPerStatement > 1 && rowsPerStatement * (columns.count - 2) > limit { rowsPerStatement /= 2 }
+            // The entity and the first version are the same in every row: SQL constants (the
+            // entity's name comes from the schema, quoted as a string), not parameters.
+            let entityLiteral = "'" + entity.name.replacingOccurrences(of: "'", with: "''") + "'"
+            let row = "(\(entityLiteral), 1, " + columns.dropFirst(2).map { _ in "?" }.joined(separator: ", ") + ")"
             func statement(rows: Int) throws -> StatementBinder {
                 let sql =
                     "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES "
@@ -57,15 +60,15 @@ extension SQLiteStore {
             chunkKeys.reserveCapacity(rowsPerStatement)
             var chunkValues: [AttributeValue] = []
             chunkValues.reserveCapacity(rowsPerStatement * attributeNumbers.count)
+            // Every parameter is bound again for each statement; bindings are cleared once, at
+            // the end, so that the cached statements keep no value.
+            defer { full.clearBindings() }
             func write(_ statement: StatementBinder) throws {
-                defer { statement.clearBindings() }  // a cached statement would keep every value
                 var index: Int32 = 1
                 var value = 0
                 for key in chunkKeys {
-                    try statement.bind(entity.name, at: index)
-                    try statement.bind(Int64(1), at: index + 1)
-                    try statement.bind(key, at: index + 2)
-                    index += 3
+                    try statement.bind(key, at: index)
+                    index += 1
                     for _ in attributeNumbers {
                         try statement.bind(chunkValues[value], at: index)
                         value += 1
@@ -94,7 +97,11 @@ extension SQLiteStore {
                 for number in attributeNumbers { chunkValues.append(number < values.count ? values[number] : .null) }
                 if chunkKeys.count == rowsPerStatement { try write(full) }
             }
-            if !chunkKeys.isEmpty { try write(try statement(rows: chunkKeys.count)) }
+            if !chunkKeys.isEmpty {
+                let tail = try statement(rows: chunkKeys.count)
+                defer { tail.clearBindings() }
+                try write(tail)
+            }
             var changes = BatchChanges()
             changes.inserted = [(entity.name, inserted)]
             let written = attributeNumbers.map { entity.attributes[$0].name }.sorted()

@@ -24,20 +24,16 @@ extension SQLiteStore {
                 entityName: entity.name)
         }
         assignments.append("\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1")
+        let sql =
+            "UPDATE \(quoted(layout.table)) SET " + assignments.joined(separator: ", ")
+            + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) \(Self.inKeyList)"
         return try runBatch(author: request.author, contextName: request.contextName) { db in
             var changes = BatchChanges()
-            guard var query = try makeQuery(request.plan) else {
-                return (changes, BatchResult(kind: .update, resultType: request.resultType, count: 0, objectIDs: []))
+            // The rows first (from an index, often), then one UPDATE of exactly those rows.
+            let rows = try selectRows(request.plan, db: db)
+            if !rows.isEmpty {
+                try db.execute(sql: sql, arguments: StatementArguments(arguments + [Self.keyList(rows.map(\.key)).databaseValue]))
             }
-            let ordered = request.plan.fetchLimit != nil || request.plan.fetchOffset > 0
-            let selection = "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn))" + query.sql(withOrder: ordered)
-            let sql =
-                "UPDATE \(quoted(layout.table)) SET " + assignments.joined(separator: ", ")
-                + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) IN (\(selection))"
-                + " RETURNING \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn))"
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments + query.values))
-            var rows: [RowReference] = []
-            while let row = try cursor.next() { rows.append(RowReference(entity: row[1], key: row[0])) }
             changes.updated = rows.map { ($0, names) }
             return (
                 changes,

@@ -11,7 +11,16 @@ public struct StoreCommit: Sendable, Hashable {
     /// The store that committed.
     public var storeIdentifier: String
     /// Permanent IDs of the objects inserted.
-    public var insertedObjectIDs: [ObjectID]
+    ///
+    /// A batch insert's commit keeps its new rows as primary keys and makes the IDs when this
+    /// is read (a million IDs take some 70 MB; their keys take 8): read it once, or use
+    /// ``insertedObjectCount`` and ``changedEntityNames`` where they are enough.
+    public var insertedObjectIDs: [ObjectID] {
+        get { inserted.objectIDs(storeIdentifier: storeIdentifier) }
+        set { inserted = .objectIDs(newValue) }
+    }
+    /// The inserted objects, as IDs or (for batch inserts) as one entity's primary keys.
+    var inserted: InsertedObjects
     /// IDs of the objects updated.
     public var updatedObjectIDs: [ObjectID]
     /// IDs of the objects deleted.
@@ -43,7 +52,7 @@ public struct StoreCommit: Sendable, Hashable {
         self.isRemote = isRemote
         self.historyToken = historyToken
         self.storeIdentifier = storeIdentifier
-        self.insertedObjectIDs = insertedObjectIDs
+        self.inserted = .objectIDs(insertedObjectIDs)
         self.updatedObjectIDs = updatedObjectIDs
         self.deletedObjectIDs = deletedObjectIDs
         self.author = author
@@ -52,12 +61,62 @@ public struct StoreCommit: Sendable, Hashable {
     }
 }
 
+/// The objects a commit inserted: IDs, or the primary keys of one entity's new rows.
+enum InsertedObjects: Sendable {
+    case objectIDs([ObjectID])
+    case keys(entityName: String, entityNameHash: UInt64, keys: [Int64])
+
+    func objectIDs(storeIdentifier: String) -> [ObjectID] {
+        switch self {
+        case .objectIDs(let ids): ids
+        case .keys(let entityName, let hash, let keys):
+            keys.map {
+                ObjectID(entityName: entityName, entityNameHash: hash, storeIdentifier: storeIdentifier, primaryKey: $0)
+            }
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .objectIDs(let ids): ids.count
+        case .keys(_, _, let keys): keys.count
+        }
+    }
+
+    var entityNames: Set<String> {
+        switch self {
+        case .objectIDs(let ids): Set(ids.map(\.entityName))
+        case .keys(let entityName, _, let keys): keys.isEmpty ? [] : [entityName]
+        }
+    }
+}
+
 extension StoreCommit {
+    /// Creates the commit of a batch insert of one entity's rows, keeping their keys only.
+    init(
+        storeIdentifier: String, insertedEntityName: String, entityNameHash: UInt64, insertedKeys: [Int64],
+        updatedObjectIDs: [ObjectID], author: String?, contextName: String?, timestamp: Date, historyToken: HistoryToken?
+    ) {
+        self.init(
+            storeIdentifier: storeIdentifier, insertedObjectIDs: [], updatedObjectIDs: updatedObjectIDs, deletedObjectIDs: [],
+            author: author, contextName: contextName, timestamp: timestamp, historyToken: historyToken)
+        inserted = .keys(entityName: insertedEntityName, entityNameHash: entityNameHash, keys: insertedKeys)
+    }
+
+    /// The number of objects inserted, without making their IDs.
+    public var insertedObjectCount: Int { inserted.count }
+
+    /// Whether the commit names no object (a remote commit of a store without history).
+    public var namesNoObjects: Bool { inserted.count == 0 && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty }
+
+    /// The entities of the objects the commit names, without making the IDs of inserted rows.
+    public var changedEntityNames: Set<String> {
+        inserted.entityNames.union(updatedObjectIDs.map(\.entityName)).union(deletedObjectIDs.map(\.entityName))
+    }
+
     /// Whether this is another process's commit whose objects are unknown (the store keeps no
     /// history): the ID lists are empty, and anything in the store may have changed.
-    public var changedObjectsAreUnknown: Bool {
-        isRemote && insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty
-    }
+    public var changedObjectsAreUnknown: Bool { isRemote && namesNoObjects }
 
     /// Whether two values describe the same commit (the saving context aside).
     public static func == (lhs: StoreCommit, rhs: StoreCommit) -> Bool {

@@ -210,6 +210,10 @@ struct BatchRowReader {
                         + didYouMean(key, in: entity.attributes.map(\.name)) + " Nothing was inserted.",
                     entityName: entity.name, propertyName: key)
             }
+            if let stored = Self.commonValue(value, for: entity.attributes[number]) {
+                row[number] = stored
+                continue
+            }
             if value is NSNull {
                 row[number] = .null
                 continue
@@ -223,6 +227,37 @@ struct BatchRowReader {
             }
         }
         try checkRequired(row)
+    }
+
+    /// The stored form of the values rows usually hold — a value of exactly the attribute's
+    /// Swift type — by one cast each; `nil` sends anything else through the full conversion.
+    private static func commonValue(_ value: Any, for attribute: AttributeDescription) -> AttributeValue? {
+        switch attribute.type {
+        case .integer64:
+            if let number = value as? Int64 { return .integer(number) }
+            if let number = value as? Int { return .integer(Int64(number)) }
+        case .integer32:
+            if let number = value as? Int32 { return .integer(Int64(number)) }
+        case .integer16:
+            if let number = value as? Int16 { return .integer(Int64(number)) }
+        case .double:
+            if let number = value as? Double { return .double(number) }
+        case .float:
+            if let number = value as? Float { return .float(number) }
+        case .string:
+            if let text = value as? String { return .string(text) }
+        case .boolean:
+            if let flag = value as? Bool { return .boolean(flag) }
+        case .date:
+            if let date = value as? Date { return .date(date) }
+        case .uuid:
+            if let uuid = value as? UUID { return .uuid(uuid) }
+        case .decimal:
+            if let number = value as? Decimal { return .decimal(number) }
+        default:
+            break
+        }
+        return nil
     }
 
     private func checkRequired(_ row: [AttributeValue]) throws {

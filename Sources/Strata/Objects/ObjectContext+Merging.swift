@@ -70,7 +70,7 @@ extension ObjectContext {
     /// (Core Data's `automaticallyMergesChangesFromParent`).
     ///
     /// When `true`, saves of other contexts are collected as they happen, on any thread, and
-    /// merged with ``mergeChanges(from:)`` before this context next fetches, looks up an
+    /// merged with ``mergeChanges(from:)-(ContextChanges)`` before this context next fetches, looks up an
     /// object, processes its changes or saves. The ``PersistentContainer/viewContext`` also
     /// merges them on the main actor as soon as they arrive. Fetches afterwards are consistent
     /// with those saves. Only contexts of a container (not child contexts) merge automatically.

@@ -14,7 +14,7 @@ import Foundation
 ///
 /// After ``performFetch()`` the controller follows its context: the changes the context
 /// processes (``ObjectContext/processPendingChanges()``, which every save does first), and the
-/// saves of other contexts it merges (``ObjectContext/mergeChanges(from:)``, or automatically
+/// saves of other contexts it merges (``ObjectContext/mergeChanges(from:)-(ContextChanges)``, or automatically
 /// with ``ObjectContext/automaticallyMergesChangesFromContainer``; the ``PersistentContainer/viewContext``
 /// merges those as soon as they arrive). Each batch is announced to the ``delegate``, to every
 /// iteration of ``changes``, and to an ``ObservableFetchedResults``.

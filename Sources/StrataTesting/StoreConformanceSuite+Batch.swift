@@ -127,6 +127,14 @@ extension StoreConformanceSuite {
         let fresh = container.newBackgroundContext()
         let heat = try #require(try fresh.existingObject(with: storedID) as? Movie)
         #expect(heat.title == "Heat (1995)" && heat.rating == 9)
+        // Two rows of one request with the same unique value: one new object, the last row's.
+        let twice = UUID()
+        var duplicates = BatchInsertRequest(
+            entity: Movie.self, objects: [["id": twice, "title": "First"], ["id": twice, "title": "Second"]])
+        duplicates.resultType = .objectIDs
+        let once = try context.execute(duplicates)
+        #expect(once.count == 1 && once.insertedObjectIDs?.count == 1 && once.updatedObjectIDs == [])
+        #expect(try fresh.fetch(Movie.self, where: \.id == twice).map(\.title) == ["Second"])
         // The stored object's version moved: a context holding the old state sees a conflict.
         stored.rating = 1
         context.mergePolicy = .error
@@ -231,6 +239,12 @@ extension StoreConformanceSuite {
             (["rating": .key("nothing") + 1], .unknownKey),
             (["boxOffice": .key("boxOffice") + 1], .typeMismatch),
             ([:], .unknownKey),
+            // Copies and arithmetic that could not be stored exactly are refused before writing…
+            (["year": .key("rating")], .typeMismatch),
+            (["year": .key("year") + 1.5], .typeMismatch),
+            // …and results that do not fit are refused as SQLite computes them.
+            (["year": .key("year") * 1000], .valueOutOfRange),
+            (["year": .key("year") / 0], .missingValue),
             // Both rows would get the same ID: a uniqueness conflict.
             (["id": .value(.uuid(UUID()))], .constraintConflict),
         ]
@@ -241,6 +255,10 @@ extension StoreConformanceSuite {
             #expect(error?.code == code, "\(values)")
         }
         #expect(try titles(container) == ["Heat", "Ronin"])
+        #expect(try container.newBackgroundContext().fetch(Movie.self).map(\.year) == [1999, 1999])
+        // A wider type takes a copy.
+        #expect(try context.execute(BatchUpdateRequest(entity: Movie.self, propertiesToUpdate: ["rating": .key("year")])).count == 2)
+        #expect(try container.newBackgroundContext().fetch(Movie.self).map(\.rating) == [1999, 1999])
         let unknown = #expect(throws: StrataError.self) {
             try context.execute(BatchUpdateRequest(entityName: "Film", propertiesToUpdate: ["title": "x"]))
         }

@@ -143,34 +143,50 @@ public actor PersistentHistoryTracker {
     /// - Throws: ``StrataError`` when history cannot be read or the position not recorded.
     @discardableResult
     public func processNewTransactions() async throws -> [HistoryTransaction] {
+        // One pass at a time: a pass suspends while merging, and a second one running meanwhile
+        // would merge the same transactions and could record an older position last.
+        let previous = processing
+        let pass = Task { () async throws -> [HistoryTransaction] in
+            _ = await previous?.result
+            return try await self.processOnce()
+        }
+        processing = pass
+        return try await pass.value
+    }
+
+    /// The pass running or last run by ``processNewTransactions()``.
+    private var processing: Task<[HistoryTransaction], any Error>?
+
+    private func processOnce() async throws -> [HistoryTransaction] {
         try loadTokensIfNeeded()
         var merged: [HistoryTransaction] = []
         for store in container.historyTrackingStores {
+            // Everything up to the store's newest transaction, read first, is either in the
+            // fetch below or this tracker's own: the position may move past it either way.
+            let head = try store.currentHistoryToken()
             let transactions = try store.fetchHistory(
                 HistoryFetchRequest(after: lastTokens[store.identifier], excludedAuthors: [currentAuthor.name]))
-            guard let newest = transactions.last?.token else {
-                if lastTokens[store.identifier] == nil, !store.isReadOnly {
-                    // A reader that has read nothing yet is known from now on: pruning waits
-                    // for it from the very first transaction.
-                    let start = HistoryToken(storeIdentifier: store.identifier, transactionNumber: 0)
-                    try store.setLastMergedHistoryToken(start, forAuthor: currentAuthor.name)
-                    lastTokens[store.identifier] = start
+            let start = HistoryToken(storeIdentifier: store.identifier, transactionNumber: 0)
+            let newest = [transactions.last?.token, head, lastTokens[store.identifier]].compactMap { $0 }.max() ?? start
+            if !transactions.isEmpty {
+                let summaries = transactions.map { $0.objectIDNotification() }
+                if mergesIntoViewContext {
+                    // One hop to the main actor for the whole batch, merged in commit order.
+                    await MainActor.run { [container] in
+                        for changes in summaries { container.viewContext.mergeChanges(from: changes) }
+                    }
                 }
-                continue
-            }
-            let summaries = transactions.map { $0.objectIDNotification() }
-            if mergesIntoViewContext {
-                // One hop to the main actor for the whole batch, merged in commit order.
-                await MainActor.run { [container] in
-                    for changes in summaries { container.viewContext.mergeChanges(from: changes) }
+                for merge in mergeTargets.values {
+                    for changes in summaries { await merge(changes) }
                 }
             }
-            for merge in mergeTargets.values {
-                for changes in summaries { await merge(changes) }
+            // A reader that has read nothing yet is known from its first pass (position 0), so
+            // that pruning waits for it.
+            if newest != lastTokens[store.identifier] || lastTokens[store.identifier] == nil {
+                lastTokens[store.identifier] = newest
+                // A read-only store keeps the position in memory only.
+                if !store.isReadOnly { try store.setLastMergedHistoryToken(newest, forAuthor: currentAuthor.name) }
             }
-            lastTokens[store.identifier] = newest
-            // A read-only store keeps the position in memory only.
-            if !store.isReadOnly { try store.setLastMergedHistoryToken(newest, forAuthor: currentAuthor.name) }
             merged += transactions
         }
         if lastPruning.map({ Date().timeIntervalSince($0) >= Self.pruningInterval }) ?? true {

@@ -51,6 +51,9 @@ extension ObjectContext {
 
     /// Runs a batch delete.
     ///
+    /// Deleting by object IDs that live in several stores runs one transaction per store: like
+    /// a save that spans stores, the request is atomic per store only.
+    ///
     /// - Returns: What the request did.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/deleteDenied`` when a deny rule
     ///   holds; nothing is written after any error.

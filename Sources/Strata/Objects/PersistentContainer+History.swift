@@ -106,7 +106,7 @@ extension HistoryTransaction {
             case .delete: changes.deletedObjectIDs.insert(change.changedObjectID)
             }
         }
-        // An object inserted and later updated or deleted within one summary counts once.
+        // An object both updated and deleted counts as deleted.
         changes.updatedObjectIDs.subtract(changes.deletedObjectIDs)
         return changes
     }

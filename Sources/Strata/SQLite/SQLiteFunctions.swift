@@ -10,6 +10,7 @@ enum SQLiteFunctions {
     static let localizedCollation = "strata_localized"
 
     static func register(in db: Database) {
+        db.add(function: checkedValue)
         db.add(function: fold)
         db.add(function: endsWith)
         db.add(function: like)
@@ -35,6 +36,39 @@ enum SQLiteFunctions {
         db.add(
             collation: DatabaseCollation(caseInsensitiveCollation) { SortOrdering.compare($0, $1, .caseInsensitive) })
         db.add(collation: DatabaseCollation(localizedCollation) { SortOrdering.compare($0, $1, .localizedStandard) })
+    }
+
+    /// The prefix of the errors ``checkedValue`` raises.
+    static let checkFailure = "strata_checked: "
+
+    /// `strata_checked(value, integer, nullable, minimum, maximum)`: the value a batch update
+    /// computed, when it fits its attribute — an integer (when `integer` is 1) within
+    /// `minimum...maximum`, or a number — and is not NULL unless `nullable` is 1. Anything else
+    /// fails the statement, so that arithmetic never stores NULL in a non-optional attribute, a
+    /// real in an integer one, or an integer out of its type's range.
+    static let checkedValue = DatabaseFunction("strata_checked", argumentCount: 5, pure: true) { values in
+        let nullable = Int64.fromDatabaseValue(values[2]) == 1
+        switch values[0].storage {
+        case .null:
+            guard nullable else {
+                throw DatabaseError(message: checkFailure + "missing value: the result is NULL (a division by zero?)")
+            }
+            return nil
+        case .int64(let number):
+            let minimum = Int64.fromDatabaseValue(values[3]) ?? .min
+            let maximum = Int64.fromDatabaseValue(values[4]) ?? .max
+            guard number >= minimum, number <= maximum else {
+                throw DatabaseError(message: checkFailure + "out of range: \(number) is not in \(minimum)...\(maximum)")
+            }
+            return number
+        case .double(let number):
+            guard Int64.fromDatabaseValue(values[1]) != 1 else {
+                throw DatabaseError(message: checkFailure + "type: \(number) is not an integer (an integer overflow?)")
+            }
+            return number
+        default:
+            throw DatabaseError(message: checkFailure + "type: the result is not a number")
+        }
     }
 
     private static func string(_ value: DatabaseValue) -> String? {

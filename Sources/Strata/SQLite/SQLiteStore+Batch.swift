@@ -31,7 +31,7 @@ extension SQLiteStore {
             let (changes, written) = try writer.write { db -> (BatchChanges, BatchResult) in
                 var (changes, result) = try body(db)
                 timestamp = Date()
-                if isPersistentHistoryTrackingEnabled, !changes.isEmpty {
+                if !changes.isEmpty, try historyTurnedOn(in: db) {
                     let number = try recordHistory(of: changes, author: author, contextName: contextName, timestamp: timestamp, db: db)
                     transactionNumber = number
                     historyAnnouncement.withLock { if $0.isPolling { $0.own.insert(number) } }
@@ -69,6 +69,15 @@ extension SQLiteStore {
         } catch {
             if let transactionNumber { historyAnnouncement.withLock { _ = $0.own.remove(transactionNumber) } }
             if let error = error as? StrataError { throw error }
+            if let error = error as? DatabaseError, let message = error.message,
+                let range = message.range(of: SQLiteFunctions.checkFailure)
+            {
+                let reason = String(message[range.upperBound...])
+                throw StrataError(
+                    reason.hasPrefix("missing value") ? .missingValue : reason.hasPrefix("out of range") ? .valueOutOfRange : .typeMismatch,
+                    "A batch update computed a value its attribute cannot hold (\(reason)). Nothing was written.",
+                    fileURL: url, sql: error.sql, underlyingError: error)
+            }
             if let error = error as? DatabaseError, error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw StrataError(
                     .constraintConflict,

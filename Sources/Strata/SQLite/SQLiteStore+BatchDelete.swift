@@ -71,6 +71,7 @@ private struct BatchDeletion {
 
     /// Marks rows for deletion and follows their delete rules.
     mutating func delete(_ selected: [RowReference]) throws {
+        var denials: [(entity: String, relationship: String, related: [RowReference])] = []
         var pending = selected.filter { marked.insert($0).inserted }
         while !pending.isEmpty {
             let batch = pending
@@ -88,12 +89,9 @@ private struct BatchDeletion {
                     let survivors = related.filter { !marked.contains($0) }
                     switch relationship.deleteRule {
                     case .deny:
-                        if let first = survivors.first {
-                            throw StrataError(
-                                .deleteDenied,
-                                "Deleting \(entityName) objects is denied while their \(relationship.name) holds objects (\(first.entity) \(first.key)). Nothing was deleted.",
-                                entityName: entityName, propertyName: relationship.name)
-                        }
+                        // Decided once every cascade is known: a related object that a cascade
+                        // deletes too does not deny.
+                        if !survivors.isEmpty { denials.append((entityName, relationship.name, survivors)) }
                     case .cascade:
                         for row in survivors where marked.insert(row).inserted { pending.append(row) }
                     case .nullify:
@@ -104,6 +102,16 @@ private struct BatchDeletion {
                 }
             }
         }
+        for (entityName, relationship, related) in denials {
+            if let first = related.first(where: { !marked.contains($0) }) {
+                throw StrataError(
+                    .deleteDenied,
+                    "Deleting \(entityName) objects is denied while their \(relationship) holds objects (\(first.entity) \(first.key)). Nothing was deleted.",
+                    entityName: entityName, propertyName: relationship)
+            }
+        }
+        // Rows a later cascade deletes are not cleared, only deleted.
+        nullifications = nullifications.map { ($0.relationship, $0.owner, $0.rows.filter { !marked.contains($0) }) }
     }
 
     /// The rows one relationship of `keys` (rows of `entity`) holds.

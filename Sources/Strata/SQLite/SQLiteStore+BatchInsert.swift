@@ -29,6 +29,9 @@ extension SQLiteStore {
                 + (attributeNumbers.compactMap { layout.attributeColumns[$0] }.map { "\(quoted($0)) = excluded.\(quoted($0))" }
                     + ["\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1"])
                 .joined(separator: ", ")
+                // A stored object of another entity (a parent's constraint covers its
+                // subentities) cannot become this one: it is kept, as under keepStored.
+                + " WHERE \(quoted(StoreLayout.entityColumn)) = excluded.\(quoted(StoreLayout.entityColumn))"
         }
         // Which rows were written, and how, is known from the keys assigned unless a conflict
         // can be resolved: then the statement reports the rows it wrote and their versions
@@ -101,6 +104,13 @@ extension SQLiteStore {
                 let tail = try statement(rows: chunkKeys.count)
                 defer { tail.clearBindings() }
                 try write(tail)
+            }
+            if !updated.isEmpty {
+                // A row that took the place of one inserted earlier in the same request is still
+                // a new object; and each object counts once.
+                let new = Set(inserted)
+                var seen: Set<Int64> = []
+                updated = updated.filter { !new.contains($0) && seen.insert($0).inserted }
             }
             var changes = BatchChanges()
             changes.inserted = [(entity.name, inserted)]

@@ -83,12 +83,14 @@ private struct UpdateExpressionCompiler {
             return try bind(value, for: attribute)
         case .key(let name):
             let source = try sourceAttribute(name, for: attribute)
-            guard source.type == attribute.type || (source.type.isNumeric && attribute.type.isNumeric) else {
-                throw mismatch(
-                    attribute, "cannot take the value of \(name), a \(source.type) attribute")
+            guard Self.canCopy(source.type, to: attribute.type) else {
+                throw mismatch(attribute, "cannot take the value of \(name), a \(source.type) attribute")
+            }
+            if source.isOptional && !attribute.isOptional {
+                return checked(try column(name), for: attribute)
             }
             return try column(name)
-        case .add(let lhs, let rhs), .subtract(let lhs, let rhs), .multiply(let lhs, let rhs), .divide(let lhs, let rhs):
+        case .add, .subtract, .multiply, .divide:
             guard attribute.type.isNumeric || attribute.type == .date else {
                 throw mismatch(attribute, "cannot take the result of arithmetic")
             }
@@ -97,23 +99,57 @@ private struct UpdateExpressionCompiler {
                     attribute,
                     "is a Decimal; SQLite arithmetic is not exact for decimals, so batch updates set decimals to constants only")
             }
-            let symbol =
-                switch expression {
-                case .add: "+"
-                case .subtract: "-"
-                case .multiply: "*"
-                default: "/"
-                }
-            return "(" + (try operand(lhs, for: attribute)) + " \(symbol) " + (try operand(rhs, for: attribute)) + ")"
+            // Checked row by row as SQLite computes it: range, integer-ness, and NULL from a
+            // division by zero fail the whole request.
+            return checked(try arithmetic(expression, for: attribute), for: attribute)
         }
     }
 
-    /// One side of arithmetic: a number or a numeric (or date) attribute.
+    /// Whether an attribute of type `source` may be copied into one of type `target` without
+    /// losing anything: the same type, a wider integer, or an integer or float into a double.
+    static func canCopy(_ source: AttributeType, to target: AttributeType) -> Bool {
+        if source == target { return true }
+        switch (source, target) {
+        case (.integer16, .integer32), (.integer16, .integer64), (.integer32, .integer64): return true
+        case (.integer16, .double), (.integer32, .double), (.integer64, .double), (.float, .double): return true
+        default: return false
+        }
+    }
+
+    /// `strata_checked(...)` around a computed value, for the attribute's type.
+    private func checked(_ sql: String, for attribute: AttributeDescription) -> String {
+        let range = attribute.type.integerRange
+        let bounds = range.map { "\($0.lowerBound), \($0.upperBound)" } ?? "NULL, NULL"
+        return "strata_checked(\(sql), \(attribute.type.isInteger ? 1 : 0), \(attribute.isOptional ? 1 : 0), \(bounds))"
+    }
+
+    private mutating func arithmetic(_ expression: BatchUpdateExpression, for attribute: AttributeDescription) throws
+        -> String
+    {
+        let (lhs, rhs, symbol): (BatchUpdateExpression, BatchUpdateExpression, String)
+        switch expression {
+        case .add(let left, let right): (lhs, rhs, symbol) = (left, right, "+")
+        case .subtract(let left, let right): (lhs, rhs, symbol) = (left, right, "-")
+        case .multiply(let left, let right): (lhs, rhs, symbol) = (left, right, "*")
+        case .divide(let left, let right): (lhs, rhs, symbol) = (left, right, "/")
+        default: return try operand(expression, for: attribute)
+        }
+        return "(" + (try operand(lhs, for: attribute)) + " \(symbol) " + (try operand(rhs, for: attribute)) + ")"
+    }
+
+    /// One side of arithmetic: a number or a numeric (or date) attribute; only integers when
+    /// the result is an integer attribute.
     private mutating func operand(_ expression: BatchUpdateExpression, for attribute: AttributeDescription) throws -> String {
         switch expression {
         case .value(let value):
             switch value {
-            case .integer, .double, .float:
+            case .integer:
+                arguments.append(SQLiteValueCoding.databaseValue(value))
+                return "?"
+            case .double, .float:
+                guard !attribute.type.isInteger else {
+                    throw mismatch(attribute, "is an integer attribute; arithmetic on it takes integers, not \(value)")
+                }
                 arguments.append(SQLiteValueCoding.databaseValue(value))
                 return "?"
             default:
@@ -121,12 +157,16 @@ private struct UpdateExpressionCompiler {
             }
         case .key(let name):
             let source = try sourceAttribute(name, for: attribute)
-            guard source.type.isNumeric || source.type == .date, source.type != .decimal else {
-                throw mismatch(attribute, "cannot use \(name), a \(source.type) attribute, in arithmetic")
+            let usable =
+                attribute.type.isInteger
+                ? source.type.isInteger
+                : (source.type.isNumeric && source.type != .decimal) || (source.type == .date && attribute.type == .date)
+            guard usable else {
+                throw mismatch(attribute, "cannot use \(name), a \(source.type) attribute, in its arithmetic")
             }
             return try column(name)
         default:
-            return try compile(expression, for: attribute)
+            return try arithmetic(expression, for: attribute)
         }
     }
 

@@ -43,6 +43,18 @@ extension SQLiteStore {
         """,
     ]
 
+    /// Whether another connection turned history on since this store was opened (inside a write
+    /// transaction, where the answer holds until it commits).
+    func historyTurnedOn(in db: Database) throws -> Bool {
+        guard !isPersistentHistoryTrackingEnabled else { return true }
+        let recorded =
+            try Data.fetchOne(
+                db, sql: "SELECT value FROM \(quoted(StoreLayout.metadataTable)) WHERE key = ?",
+                arguments: [Self.historyMetadataKey]) != nil
+        if recorded { historyTracking.withLock { $0 = true } }
+        return recorded
+    }
+
     /// Whether the store at hand records history: asked for by its description, or recorded by
     /// an earlier open. Creates the history tables when they are asked for and missing (never
     /// in a read-only store, where a store without them simply has no history).
@@ -318,7 +330,16 @@ extension SQLiteStore {
             }
             return state.own
         }
-        return transactions.filter { !own.contains($0.transactionNumber) }.map { transaction in
+        var commits: [StoreCommit] = []
+        if let last, let first = transactions.first, first.transactionNumber > last + 1 {
+            // Transaction numbers have no holes but pruned ones: history this store had not
+            // read yet was deleted, and what it held is unknown.
+            commits.append(
+                StoreCommit(
+                    storeIdentifier: identifier, insertedObjectIDs: [], updatedObjectIDs: [], deletedObjectIDs: [],
+                    author: nil, contextName: nil, isRemote: true))
+        }
+        return commits + transactions.filter { !own.contains($0.transactionNumber) }.map { transaction in
             var inserted: [ObjectID] = []
             var updated: [ObjectID] = []
             var deleted: [ObjectID] = []

@@ -62,10 +62,12 @@ extension SQLiteStore {
             let (changes, result) = try writer.write { db in
                 let changes = try Self.$preparingSave.withValue(ObjectIdentifier(self)) { try prepare() }
                 timestamp = Date()  // in the transaction: history timestamps follow transaction order
+                // Known before the rows change: deletions keep their tombstones.
+                let recordsHistory = try changes.isEmpty ? false : historyTurnedOn(in: db)
                 var writer = ChangeWriter(store: self, db: db)
                 defer { currentSQL = writer.lastSQL }
                 try writer.apply(changes)
-                if isPersistentHistoryTrackingEnabled, !changes.isEmpty {
+                if recordsHistory {
                     let number = try writer.history.write(
                         changes, permanentIDs: writer.result.permanentIDs, timestamp: timestamp, schema: schema, db: db)
                     transactionNumber = number

@@ -23,11 +23,16 @@ public final class SQLiteStore: PersistentStore {
     let commitObservers = CommitObservers()
     /// Whether the store was opened for reading only: saves are refused.
     public let isReadOnly: Bool
-    /// Whether the store records persistent history (asked for when it was opened, or recorded
-    /// by an earlier open of the file).
-    public let isPersistentHistoryTrackingEnabled: Bool
+    /// Whether the store records persistent history: asked for when it was opened, recorded by
+    /// an earlier open of the file, or turned on since by another connection (a save notices
+    /// it and records from then on).
+    public var isPersistentHistoryTrackingEnabled: Bool { historyTracking.withLock { $0 } }
+    let historyTracking: LockedBox<Bool>
     /// What polling has announced of the history.
     let historyAnnouncement = LockedBox(HistoryAnnouncementState())
+    /// Held while the other connections' transactions are read and announced, so that two
+    /// polling tasks (one replacing the other) never announce a transaction twice.
+    let announcing = LockedBox(())
     /// Set once an operation found the file damaged: the store then refuses every write until
     /// it is closed and opened again (which checks the file anew).
     let corruptionDetected = LockedBox(false)
@@ -66,8 +71,8 @@ public final class SQLiteStore: PersistentStore {
             !isReadOnly || (Self.fileSize(atPath: url.path + "-wal") == nil && Self.fileSize(atPath: url.path + "-shm") == nil)
         let opened = try Self.openFile(at: url, schema: schema, layout: layout, isReadOnly: isReadOnly)
         do {
-            isPersistentHistoryTrackingEnabled = try Self.prepareHistory(
-                opened.pool, requested: persistentHistoryTracking, isReadOnly: isReadOnly)
+            historyTracking = LockedBox(
+                try Self.prepareHistory(opened.pool, requested: persistentHistoryTracking, isReadOnly: isReadOnly))
         } catch {
             try? opened.pool.close()
             throw Self.openingError(error, url: url)
@@ -94,8 +99,8 @@ public final class SQLiteStore: PersistentStore {
             configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
             queue = try DatabaseQueue(configuration: configuration)
             try Self.prepareNewStore(queue, layout: layout, schema: schema, identifier: identifier)
-            isPersistentHistoryTrackingEnabled = try Self.prepareHistory(
-                queue, requested: persistentHistoryTracking, isReadOnly: false)
+            historyTracking = LockedBox(
+                try Self.prepareHistory(queue, requested: persistentHistoryTracking, isReadOnly: false))
         } catch {
             throw StrataError(.storeError, "Could not create an in-memory store.", underlyingError: error)
         }
@@ -127,21 +132,27 @@ public final class SQLiteStore: PersistentStore {
         // runs is not missed.
         let initial = try? writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         // Polling first, so that saves from now on remember their transactions as the store's own.
+        // Polling started again (a new interval) goes on from where the last one stopped.
         historyAnnouncement.withLock { $0.isPolling = true }
-        if isPersistentHistoryTrackingEnabled, let current = try? currentHistoryToken() {
+        if isPersistentHistoryTrackingEnabled, historyAnnouncement.withLock({ $0.lastSeen == nil }) {
+            let current = (try? currentHistoryToken())?.transactionNumber ?? 0
             historyAnnouncement.withLock { state in
-                state.lastSeen = max(state.lastSeen ?? 0, current.transactionNumber)
-                state.own = state.own.filter { $0 > current.transactionNumber }
+                guard state.lastSeen == nil else { return }
+                state.lastSeen = current
+                state.own = state.own.filter { $0 > current }
             }
-        } else if isPersistentHistoryTrackingEnabled {
-            historyAnnouncement.withLock { $0.lastSeen = $0.lastSeen ?? 0 }
         }
         let task = Task.detached { [weak self] in
             var last = initial
             while !Task.isCancelled {
                 // The store is held only while it is asked, never while the task sleeps.
                 guard let version = await self?.dataVersion() else { return }
-                if let last, let version, version != last { self?.notifyRemoteCommit() }
+                if let last, let version, version != last {
+                    self?.notifyRemoteCommit()
+                } else if let self, self.historyAnnouncement.withLock({ $0.own.count > 256 }) {
+                    // Only this store wrote: reading the history lets go of its own numbers.
+                    self.notifyRemoteCommit()
+                }
                 if version != nil { last = version }
                 try? await Task.sleep(for: interval)
             }
@@ -163,11 +174,13 @@ public final class SQLiteStore: PersistentStore {
     }
 
     private func notifyRemoteCommit() {
-        if isPersistentHistoryTrackingEnabled, let commits = remoteCommitsFromHistory() {
+        let announced = announcing.withLock { _ -> Bool in
+            guard isPersistentHistoryTrackingEnabled, let commits = remoteCommitsFromHistory() else { return false }
             // No new transaction: the others only pruned history or recorded what they merged.
             for commit in commits { commitObservers.notify(commit) }
-            return
+            return true
         }
+        if announced { return }
         commitObservers.notify(
             StoreCommit(
                 storeIdentifier: identifier, insertedObjectIDs: [], updatedObjectIDs: [], deletedObjectIDs: [],

@@ -29,7 +29,8 @@ public struct StoreCommit: Sendable, Hashable {
     public var author: String?
     /// The saving context's name.
     public var contextName: String?
-    /// When the commit happened (for a remote commit: when it was noticed).
+    /// When the commit happened (for a remote commit read from persistent history: when its
+    /// transaction committed; without history: when it was noticed).
     public var timestamp: Date
     /// Whether another process or connection committed, noticed by polling
     /// (``StoreDescription/remoteChangePollingInterval``). In a store with persistent history

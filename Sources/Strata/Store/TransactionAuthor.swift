@@ -39,9 +39,6 @@ public struct TransactionAuthor: Sendable, Hashable, Codable, ExpressibleByStrin
     /// context an author of their own, so that their history trackers can tell them apart.
     public static let viewContext: TransactionAuthor = "viewContext"
 
-    /// The author of the merges and pruning a ``PersistentHistoryTracker`` does itself.
-    public static let historyTracker: TransactionAuthor = "PersistentHistoryTracker"
-
     /// The name.
     public var description: String { name }
 

@@ -125,13 +125,36 @@ import Testing
         #expect(merged.contains { $0.updatedObjectIDs == [movies[0].objectID] })
     }
 
-    @Test func historyStaysOnForAFileThatRecordedIt() throws {
-        do {
-            let first = try open(history: false)
-            #expect(try tables(first).isEmpty)
-            #expect(first.historyTrackingStores.isEmpty)
-            try first.close()
+    @Test func historyPrunedBeforeItWasReadIsAnnouncedAsUnknownChanges() async throws {
+        let watcher = try open(polling: .milliseconds(300))
+        let writer = try open()
+        let commits = LockedBox<[StoreCommit]>([])
+        let observation = watcher.addCommitObserver { commit in commits.withLock { $0.append(commit) } }
+        defer { observation.cancel() }
+        // Between two looks of the watcher: two saves, and the first one's history deleted.
+        let context = writer.newBackgroundContext()
+        context.transactionAuthor = "writer"
+        Movie(context: context).title = "Heat"
+        try context.save()
+        Movie(context: context).title = "Ronin"
+        try context.save()
+        let last = try #require(try writer.currentHistoryToken())
+        try writer.deleteHistory(before: last)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while commits.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
         }
+        let seen = commits.withLock { $0 }
+        try #require(seen.count == 2, "\(seen)")
+        // What the pruned transaction held is unknown; the one left names its object.
+        #expect(seen[0].changedObjectsAreUnknown)
+        #expect(seen[1].historyToken == last && seen[1].insertedObjectCount == 1)
+    }
+
+    @Test func historyStaysOnForAFileThatRecordedIt() throws {
+        let early = try open(history: false)
+        #expect(try tables(early).isEmpty)
+        #expect(early.historyTrackingStores.isEmpty)
         do {
             let tracked = try open(history: true)
             #expect(
@@ -142,18 +165,26 @@ import Testing
             let context = tracked.newBackgroundContext()
             Person(context: context).name = "Ann"
             try context.save()
+            // A container that opened the file before history was turned on records from its
+            // next save on.
+            let earlyContext = early.newBackgroundContext()
+            Person(context: earlyContext).name = "Early"
+            try earlyContext.save()
+            #expect(early.historyTrackingStores.count == 1)
+            #expect(try tracked.fetchHistory().count == 2)
             try tracked.close()
+            try early.close()
         }
         let reopened = try open(history: false)
         #expect(reopened.historyTrackingStores.count == 1)
         let context = reopened.newBackgroundContext()
         Person(context: context).name = "Bob"
         try context.save()
-        #expect(try reopened.fetchHistory().count == 2)
+        #expect(try reopened.fetchHistory().count == 3)
         try reopened.close()
 
         let readOnly = try open(history: false, readOnly: true)
-        #expect(try readOnly.fetchHistory().count == 2)
+        #expect(try readOnly.fetchHistory().count == 3)
         #expect(throws: StrataError.self) { try readOnly.deleteHistory(before: Date()) }
     }
 

@@ -36,17 +36,7 @@ func batchInsertInts(_ contender: Contender, count: Int, dictionaries: Bool, in 
         } else {
             request = BatchInsertRequest(entity: Ints.self) { object in
                 guard row < count else { return true }
-                let base = Int64(row &* 10)
-                object.a = base
-                object.b = base &+ 1
-                object.c = base &+ 2
-                object.d = base &+ 3
-                object.e = base &+ 4
-                object.f = base &+ 5
-                object.g = base &+ 6
-                object.h = base &+ 7
-                object.i = base &+ 8
-                object.j = base &+ 9
+                fillInts(object, row: row)
                 row += 1
                 return false
             }

@@ -206,7 +206,11 @@ struct BenchmarkError: Error, CustomStringConvertible {
 
 /// Inserts the `Ints` object of row `row`: attributes `row * 10` to `row * 10 + 9`.
 func makeInts(row: Int, in context: ObjectContext) {
-    let object = Ints(context: context)
+    fillInts(Ints(context: context), row: row)
+}
+
+/// Sets the attributes of row `row` on `object`: `row * 10` to `row * 10 + 9`.
+func fillInts(_ object: Ints, row: Int) {
     let base = Int64(row &* 10)
     object.a = base
     object.b = base &+ 1

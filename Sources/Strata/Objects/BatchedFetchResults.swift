@@ -145,9 +145,9 @@ extension ObjectContext {
     ///
     /// The store returns the matching primary keys in the request's order; elements are loaded
     /// in batches as they are read (see ``BatchedFetchResults``). When unsaved changes affect
-    /// the result, it is computed in full as ``fetch(_:)`` would.
+    /// the result, it is computed in full as ``fetch(_:)-(FetchRequest<Model>)`` would.
     ///
-    /// - Throws: The errors of ``fetch(_:)``.
+    /// - Throws: The errors of ``fetch(_:)-(FetchRequest<Model>)``.
     public func fetchBatched<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> BatchedFetchResults<Model>
     {
         let query = try query(for: request)

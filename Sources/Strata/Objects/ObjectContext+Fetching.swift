@@ -16,7 +16,7 @@ extension ObjectContext {
         try fetch(entityName: type.entity.name).ofType(Model.self)
     }
 
-    /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)``.
+    /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)-(FetchRequest<Model>)``.
     ///
     /// ```swift
     /// let movies = try context.fetch(entityName: "Movie")   // [ManagedObject]

@@ -52,7 +52,7 @@ public final class EntityObserver<Model: ManagedObject> {
     /// - Parameters:
     ///   - context: The context whose notifications to follow.
     ///   - event: When to call the handler.
-    ///   - kinds: Which kinds of change to report; ``Kinds/any`` by default.
+    ///   - kinds: Which kinds of change to report; ``EntityChangeKinds/any`` by default.
     ///   - filter: Objects for which it returns `false` are left out.
     ///   - handler: Called on the context's isolation domain with the non-empty changes.
     public init(

@@ -65,7 +65,7 @@ extension ObjectContext {
         return model
     }
 
-    /// The number of objects ``fetch(_:)`` would return, counted in the store.
+    /// The number of objects ``fetch(_:)-(Model.Type)`` would return, counted in the store.
     ///
     /// ```swift
     /// let total = try context.count(for: Movie.self)   // unsaved insertions and deletions included

@@ -34,8 +34,8 @@ extension SQLiteStore {
                 + " WHERE \(quoted(StoreLayout.entityColumn)) = excluded.\(quoted(StoreLayout.entityColumn))"
         }
         // Which rows were written, and how, is known from the keys assigned unless a conflict
-        // can be resolved: then the statement reports the rows it wrote and their versions
-        // (1 for a new row, more for a stored row that took the values).
+        // can be resolved: then the statement reports the rows it wrote (a stored row that took
+        // a row's values keeps its own key, below every key the request assigns).
         let returning =
             request.conflictResolution == .fail
             ? "" : " RETURNING \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.versionColumn))"
@@ -46,7 +46,7 @@ extension SQLiteStore {
             // The entity and the first version are the same in every row: SQL constants (the
             // entity's name comes from the schema, quoted as a string), not parameters.
             let entityLiteral = "'" + entity.name.replacingOccurrences(of: "'", with: "''") + "'"
-            let row = "(\(entityLiteral), 1, " + columns.dropFirst(2).map { _ in "?" }.joined(separator: ", ") + ")"
+            let row = "(\(entityLiteral), \(StoreLayout.initialVersion), " + columns.dropFirst(2).map { _ in "?" }.joined(separator: ", ") + ")"
             func statement(rows: Int) throws -> StatementBinder {
                 let sql =
                     "INSERT INTO \(quoted(layout.table)) (" + columns.map(quoted).joined(separator: ", ") + ") VALUES "
@@ -55,7 +55,12 @@ extension SQLiteStore {
             }
             let full = try statement(rows: rowsPerStatement)
             var nextKey = try Self.highestKeyEverUsed(in: layout.table, db: db)
+            // Keys above this one are the rows this request added; a stored row that took a
+            // row's values keeps its own, lower key.
+            let highestStoredKey = nextKey
             var inserted: [Int64] = []
+            // The new rows' keys, when rows may take each other's place (upserts).
+            var newKeys: Set<Int64> = []
             var updated: [Int64] = []
             var values = entity.defaultValues
             // The rows of the statement being filled: their keys and attribute values.
@@ -82,8 +87,14 @@ extension SQLiteStore {
                     try statement.execute()
                     inserted += chunkKeys
                 } else {
-                    for (key, version) in try statement.returnedKeysAndVersions() {
-                        if version == 1 { inserted.append(key) } else { updated.append(key) }
+                    for (key, _) in try statement.returnedKeysAndVersions() {
+                        if key <= highestStoredKey {
+                            updated.append(key)
+                        } else if newKeys.insert(key).inserted {
+                            // (A later row of the request may take an earlier one's place: the
+                            // object is still one new object.)
+                            inserted.append(key)
+                        }
                     }
                 }
                 chunkKeys.removeAll(keepingCapacity: true)
@@ -106,11 +117,9 @@ extension SQLiteStore {
                 try write(tail)
             }
             if !updated.isEmpty {
-                // A row that took the place of one inserted earlier in the same request is still
-                // a new object; and each object counts once.
-                let new = Set(inserted)
+                // Each stored object counts once, however many rows took its place.
                 var seen: Set<Int64> = []
-                updated = updated.filter { !new.contains($0) && seen.insert($0).inserted }
+                updated = updated.filter { seen.insert($0).inserted }
             }
             var changes = BatchChanges()
             changes.inserted = [(entity.name, inserted)]

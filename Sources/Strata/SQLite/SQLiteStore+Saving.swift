@@ -256,7 +256,7 @@ struct ChangeWriter {
                 storeIdentifier: store.identifier,
                 primaryKey: key)
             result.permanentIDs[insert.objectID] = objectID
-            result.versions[objectID] = 1
+            result.versions[objectID] = StoreLayout.initialVersion
         }
     }
 
@@ -279,7 +279,7 @@ struct ChangeWriter {
         var index: Int32 = 1
         for insert in inserts {
             try statement.bind(prepared.entityName, at: index)
-            try statement.bind(Int64(1), at: index + 1)
+            try statement.bind(StoreLayout.initialVersion, at: index + 1)
             try statement.bind(try permanent(insert.objectID).primaryKey ?? 0, at: index + 2)
             index += 3
             for number in prepared.attributeNumbers {

@@ -10,6 +10,10 @@ struct StoreLayout: Sendable {
     static let primaryKeyColumn = "_pk"
     static let entityColumn = "_entity"
     static let versionColumn = "_version"
+    /// The optimistic-lock version of a new row. SQLite stores the integers 0 and 1 in no bytes
+    /// at all and 2 to 127 in one, so a row written at version 1 grows by a byte on its first
+    /// update (which costs a fifth of a batch update's time); from 2 it keeps its size.
+    static let initialVersion: Int64 = 2
     /// Columns of a join table: the owning side's key, the other side's key, and each side's
     /// position in an ordered relationship.
     static let joinSourceColumn = "_source"

@@ -80,11 +80,7 @@ struct SaveLoopCommand: ParsableCommand {
         storeURL: URL, batches: Int, author: String? = nil, history: Bool = false,
         into output: inout some TextOutputStream
     ) throws {
-        let container = try makeContainer(storeURL: storeURL, history: history)
-        let context = container.newBackgroundContext()
-        context.transactionAuthor = author.map { TransactionAuthor($0) }
-        var batch = try context.fetch(Movie.self).compactMap { batchNumber(ofTitle: $0.title) }.max() ?? 0
-        context.reset()
+        var (container, context, batch) = try openLoop(storeURL: storeURL, author: author, history: history)
         for _ in 0..<max(batches, 0) {
             batch += 1
             for item in 1...batchSize {
@@ -117,11 +113,7 @@ struct SaveLoopCommand: ParsableCommand {
         storeURL: URL, batches: Int, author: String? = nil, history: Bool = false,
         into output: inout some TextOutputStream
     ) throws {
-        let container = try makeContainer(storeURL: storeURL, history: history)
-        let context = container.newBackgroundContext()
-        context.transactionAuthor = author.map { TransactionAuthor($0) }
-        var batch = try context.fetch(Movie.self).compactMap { batchNumber(ofTitle: $0.title) }.max() ?? 0
-        context.reset()
+        var (container, context, batch) = try openLoop(storeURL: storeURL, author: author, history: history)
         for _ in 0..<max(batches, 0) {
             batch += 1
             var item = 0
@@ -145,6 +137,18 @@ struct SaveLoopCommand: ParsableCommand {
             output.write("\(batch)\n")
         }
         try container.close()
+    }
+
+    /// The loop's container and context, and the highest batch number already in the store.
+    static func openLoop(storeURL: URL, author: String?, history: Bool) throws -> (
+        PersistentContainer, ObjectContext, Int
+    ) {
+        let container = try makeContainer(storeURL: storeURL, history: history)
+        let context = container.newBackgroundContext()
+        context.transactionAuthor = author.map { TransactionAuthor($0) }
+        let batch = try context.fetch(Movie.self).compactMap { batchNumber(ofTitle: $0.title) }.max() ?? 0
+        context.reset()
+        return (container, context, batch)
     }
 
     /// A container for the model the loop saves, with one SQLite store at `storeURL`.

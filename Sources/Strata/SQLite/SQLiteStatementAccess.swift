@@ -93,18 +93,18 @@ struct StatementBinder {
         guard code == SQLITE_DONE else { throw currentError(code) }
     }
 
-    /// Runs a statement whose `RETURNING` clause gives two integers per row (a key and a
-    /// version), and returns them.
-    func returnedKeysAndVersions() throws -> [(key: Int64, version: Int64)] {
+    /// Runs a statement whose `RETURNING` clause gives one integer per row (a key), and returns
+    /// them.
+    func returnedKeys() throws -> [Int64] {
         defer { sqlite3_reset(handle) }
-        var rows: [(key: Int64, version: Int64)] = []
+        var keys: [Int64] = []
         var code = sqlite3_step(handle)
         while code == SQLITE_ROW {
-            rows.append((sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1)))
+            keys.append(sqlite3_column_int64(handle, 0))
             code = sqlite3_step(handle)
         }
         guard code == SQLITE_DONE else { throw currentError(code) }
-        return rows
+        return keys
     }
 
     private func bindText(_ text: String, at index: Int32) -> Int32 {

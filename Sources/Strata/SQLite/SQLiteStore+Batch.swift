@@ -29,15 +29,17 @@ extension SQLiteStore {
         var transactionNumber: Int64?
         do {
             let (changes, written) = try writer.write { db -> (BatchChanges, BatchResult) in
-                var (changes, result) = try body(db)
+                // Known before the body runs: a batch delete keeps tombstones only with history.
+                let recordsHistory = try historyTurnedOn(in: db)
+                let (changes, computed) = try body(db)
+                var result = computed
                 timestamp = Date()
-                if !changes.isEmpty, try historyTurnedOn(in: db) {
+                if recordsHistory, !changes.isEmpty {
                     let number = try recordHistory(of: changes, author: author, contextName: contextName, timestamp: timestamp, db: db)
                     transactionNumber = number
                     historyAnnouncement.withLock { if $0.isPolling { $0.own.insert(number) } }
                     result.historyToken = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
                 }
-                changes.tombstones = [:]
                 return (changes, result)
             }
             var result = written
@@ -54,7 +56,7 @@ extension SQLiteStore {
                 // A batch insert's commit keeps its rows as keys: no million IDs made unread.
                 commit = StoreCommit(
                     storeIdentifier: identifier, insertedEntityName: run.entity,
-                    entityNameHash: schema.entity(named: run.entity)?.nameHash ?? ObjectID.hash(ofEntityName: run.entity),
+                    entityNameHash: nameHash(of: run.entity),
                     insertedKeys: run.keys, updatedObjectIDs: updated, author: author, contextName: contextName,
                     timestamp: timestamp, historyToken: result.historyToken)
             } else {
@@ -115,8 +117,13 @@ extension SQLiteStore {
     }
 
     func objectIDs(_ entityName: String, _ keys: [Int64]) -> [ObjectID] {
-        let hash = schema.entity(named: entityName)?.nameHash ?? ObjectID.hash(ofEntityName: entityName)
-        return keys.map { ObjectID(entityName: entityName, entityNameHash: hash, storeIdentifier: identifier, primaryKey: $0) }
+        InsertedObjects.keys(entityName: entityName, entityNameHash: nameHash(of: entityName), keys: keys)
+            .objectIDs(storeIdentifier: identifier)
+    }
+
+    /// The hash object IDs of an entity carry, computed once per schema entity.
+    func nameHash(of entityName: String) -> UInt64 {
+        schema.entity(named: entityName)?.nameHash ?? ObjectID.hash(ofEntityName: entityName)
     }
 
     /// A JSON array of keys, bound as one parameter and read with `json_each`: any number of keys

@@ -172,20 +172,9 @@ private struct BatchDeletion {
                 let layout = store.layout.entities[entityName]
             else { continue }
             let list = SQLiteStore.keyList(keys)
-            let kept = entity.attributes.indices.compactMap { number -> (String, String)? in
-                guard entity.attributes[number].preservesValueOnDeletion, let column = layout.attributeColumns[number]
-                else { return nil }
-                return (entity.attributes[number].name, column)
-            }
-            if store.isPersistentHistoryTrackingEnabled, !kept.isEmpty {
-                let sql =
-                    "SELECT \(quoted(StoreLayout.primaryKeyColumn)), " + kept.map { quoted($0.1) }.joined(separator: ", ")
-                    + " FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) \(SQLiteStore.inKeyList)"
-                for row in try Row.fetchAll(db, sql: sql, arguments: [list]) {
-                    changes.tombstones[RowReference(entity: entityName, key: row[0])] = kept.enumerated().map {
-                        ($0.element.0, row[$0.offset + 1])
-                    }
-                }
+            if store.isPersistentHistoryTrackingEnabled {
+                changes.tombstones.merge(
+                    try HistoryRecorder.readTombstones(of: entity, keys: keys, layout: layout, db: db)) { $1 }
             }
             for (table, column) in store.layout.joinColumnsByTable[layout.table] ?? [] {
                 try db.execute(

@@ -38,7 +38,7 @@ extension SQLiteStore {
         // a row's values keeps its own key, below every key the request assigns).
         let returning =
             request.conflictResolution == .fail
-            ? "" : " RETURNING \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.versionColumn))"
+            ? "" : " RETURNING \(quoted(StoreLayout.primaryKeyColumn))"
         return try runBatch(author: request.author, contextName: request.contextName) { db in
             let limit = db.maximumStatementArgumentCount
             var rowsPerStatement = Self.batchInsertRowsPerStatement
@@ -87,7 +87,7 @@ extension SQLiteStore {
                     try statement.execute()
                     inserted += chunkKeys
                 } else {
-                    for (key, _) in try statement.returnedKeysAndVersions() {
+                    for key in try statement.returnedKeys() {
                         if key <= highestStoredKey {
                             updated.append(key)
                         } else if newKeys.insert(key).inserted {

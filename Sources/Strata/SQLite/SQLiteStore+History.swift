@@ -200,8 +200,7 @@ extension SQLiteStore {
             list[index].tombstone = (list[index].tombstone ?? [:]).merging([name: value]) { $1 }
             changes[transaction] = list
         }
-        for (changeID, (transaction, index)) in deletions where changes[transaction]?[index].tombstone == nil {
-            _ = changeID
+        for (transaction, index) in deletions.values where changes[transaction]?[index].tombstone == nil {
             changes[transaction]?[index].tombstone = [:]
         }
         return changes
@@ -370,28 +369,39 @@ struct HistoryAnnouncementState {
 
 /// The history entries of one change set, written by the change writer after the data.
 struct HistoryRecorder {
-    /// Object keys and updated property names by object.
-    var updatedProperties: [ObjectID: Set<String>] = [:]
     /// The kept values of deleted objects, read before their rows went.
-    var tombstones: [ObjectID: [(name: String, value: DatabaseValue)]] = [:]
+    var tombstones: [RowReference: [(name: String, value: DatabaseValue)]] = [:]
 
     /// Reads the values of `objectID`'s attributes marked to be kept, before its row is deleted.
     mutating func keepTombstone(of objectID: ObjectID, entity: Entity, layout: StoreLayout.EntityLayout, db: Database)
         throws
     {
         guard let primaryKey = objectID.primaryKey else { return }
-        let kept = entity.attributes.indices.compactMap { number -> (String, String)? in
+        tombstones.merge(try Self.readTombstones(of: entity, keys: [primaryKey], layout: layout, db: db)) { $1 }
+    }
+
+    /// The kept values (`.preserveValueOnDeletion`) of rows of `entity`, by row; empty when the
+    /// entity keeps none.
+    static func readTombstones(of entity: Entity, keys: [Int64], layout: StoreLayout.EntityLayout, db: Database) throws
+        -> [RowReference: [(name: String, value: DatabaseValue)]]
+    {
+        let kept = entity.attributes.indices.compactMap { number -> (name: String, column: String)? in
             guard entity.attributes[number].preservesValueOnDeletion, number < layout.attributeColumns.count,
                 let column = layout.attributeColumns[number]
             else { return nil }
             return (entity.attributes[number].name, column)
         }
-        guard !kept.isEmpty else { return }
+        guard !kept.isEmpty, !keys.isEmpty else { return [:] }
         let sql =
-            "SELECT " + kept.map { quoted($0.1) }.joined(separator: ", ") + " FROM \(quoted(layout.table)) WHERE "
-            + "\(quoted(StoreLayout.primaryKeyColumn)) = ?"
-        guard let row = try Row.fetchOne(db, sql: sql, arguments: [primaryKey]) else { return }
-        tombstones[objectID] = kept.enumerated().map { (offset, attribute) in (attribute.0, row[offset]) }
+            "SELECT \(quoted(StoreLayout.primaryKeyColumn)), " + kept.map { quoted($0.column) }.joined(separator: ", ")
+            + " FROM \(quoted(layout.table)) WHERE \(quoted(StoreLayout.primaryKeyColumn)) \(SQLiteStore.inKeyList)"
+        var tombstones: [RowReference: [(name: String, value: DatabaseValue)]] = [:]
+        for row in try Row.fetchAll(db, sql: sql, arguments: [SQLiteStore.keyList(keys)]) {
+            tombstones[RowReference(entity: entity.name, key: row[0])] = kept.enumerated().map {
+                ($0.element.name, row[$0.offset + 1])
+            }
+        }
+        return tombstones
     }
 
     /// Writes the transaction entry and one change entry per object.
@@ -439,11 +449,7 @@ struct HistoryRecorder {
             rows.append(HistoryChangeRow(entity: permanent.entityName, key: permanent.primaryKey ?? 0, kind: 0))
         }
         try Self.writeChangeRows(rows, transaction: number, db: db)
-        var kept: [RowReference: [(name: String, value: DatabaseValue)]] = [:]
-        for (objectID, values) in tombstones {
-            kept[RowReference(entity: objectID.entityName, key: objectID.primaryKey ?? 0)] = values
-        }
-        try Self.writeTombstones(kept, transaction: number, db: db)
+        try Self.writeTombstones(tombstones, transaction: number, db: db)
         return number
     }
 

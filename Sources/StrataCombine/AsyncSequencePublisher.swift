@@ -39,6 +39,12 @@ public struct AsyncSequencePublisher<Output: Sendable, Failure: Error>: Publishe
         }
     }
 
+    /// Delivers what `produce` sends; the publisher completes with the failure it returns.
+    init(keepsLatestOnly: Bool, produce: @escaping @Sendable (Emitter<Output>) async -> Failure?) {
+        self.keepsLatestOnly = keepsLatestOnly
+        self.produce = produce
+    }
+
     /// Delivers every element of a sequence that never fails.
     public init<Base: AsyncSequence & Sendable>(neverFailing sequence: Base)
     where Base.Element == Output, Base.Failure == Never, Failure == Never {

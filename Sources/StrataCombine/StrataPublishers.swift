@@ -73,3 +73,32 @@ extension FetchedResultsController {
         AsyncSequencePublisher(neverFailing: changes)
     }
 }
+
+extension PersistentContainer {
+    /// The view context's ``Strata/ObjectContext/entities(_:where:sortedBy:)`` as a publisher:
+    /// the values of type `P` now, then after each change the view context sees (its own
+    /// processed changes and the saves it merges). The Rx kit's `rx.entities`.
+    ///
+    /// ```swift
+    /// let cancellable = container.entitiesPublisher(LoginData.self)
+    ///     .sink(receiveCompletion: { _ in }, receiveValue: { logins in print(logins.count) })
+    /// ```
+    ///
+    /// The query runs on the main actor (the view context's); cancelling the subscription ends
+    /// it and releases its controller.
+    public func entitiesPublisher<P: PersistableValue & Sendable>(
+        _ type: P.Type = P.self, where predicate: FetchPredicate<P.Model>? = nil,
+        sortedBy sortDescriptors: [FetchSortDescriptor<P.Model>]? = nil
+    ) -> AsyncSequencePublisher<[P], any Error> {
+        AsyncSequencePublisher(keepsLatestOnly: true, produce: { @MainActor emitter in
+            do {
+                for try await values in self.viewContext.entities(P.self, where: predicate, sortedBy: sortDescriptors) {
+                    guard emitter.send(values) else { return nil }
+                }
+                return nil
+            } catch {
+                return error
+            }
+        })
+    }
+}

@@ -271,11 +271,15 @@ struct EntityGenerator {
                 "}",
             ].joined(separator: "\n")
         }
+        // A final class's snapshot is the class's value type for a `Repository`.
+        let conformances = analysis.isFinal ? "Sendable, Hashable, Codable, RepositoryValue" : "Sendable, Hashable, Codable"
+        let managedModel =
+            analysis.isFinal ? "\n\n/// The class the snapshot is taken of.\n\(access)typealias ManagedModel = \(name)" : ""
         return """
             /// A `Sendable` snapshot of a `\(raw: name)`: its stored properties, its relationships as
             /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-            \(raw: attributes)\(raw: access)struct Value: Sendable, Hashable, Codable {
-                \(raw: declarations)
+            \(raw: attributes)\(raw: access)struct Value: \(raw: conformances) {
+                \(raw: declarations)\(raw: managedModel)
 
                 /// Creates a snapshot.
                 \(raw: access)init(\(raw: parameters)) {

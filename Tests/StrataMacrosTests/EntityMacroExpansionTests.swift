@@ -112,12 +112,15 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Note`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var title: String
                         var priority: Int16
                         var dueDate: Date?
                         var id: UUID
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Note
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, title: String = "", priority: Int16 = 1, dueDate: Date? = nil, id: UUID = UUID()) {
@@ -245,11 +248,14 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Book`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var title: String
                         var rating: Double
                         var cover: Data?
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Book
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, title: String = "", rating: Double = 0, cover: Data? = nil) {
@@ -380,11 +386,14 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Person`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var email: String
                         var givenName: String
                         var familyName: String
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Person
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, email: String = "", givenName: String = "", familyName: String = "") {
@@ -531,13 +540,16 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Movie`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var title: String
                         var reviews: [ObjectID]
                         var director: ObjectID?
                         var cast: [ObjectID]
                         var studio: ObjectID?
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Movie
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, title: String = "", reviews: [ObjectID] = [], director: ObjectID? = nil, cast: [ObjectID] = [], studio: ObjectID? = nil) {
@@ -661,9 +673,12 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Counter`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var count: Int
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Counter
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, count: Int = 0) {
@@ -786,11 +801,14 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Place`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var location: Location
                         var previous: Location?
                         var tags: [String]
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Place
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, location: Location = Location(latitude: 0, longitude: 0), previous: Location? = nil, tags: [String] = []) {
@@ -1002,11 +1020,14 @@ struct EntityMacroExpansionTests {
                     /// A `Sendable` snapshot of a `Car`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
                     @dynamicMemberLookup
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var inherited: Vehicle.Value
                         var seats: Int16
                         var drivers: [ObjectID]
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Car
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, inherited: Vehicle.Value, seats: Int16 = 5, drivers: [ObjectID] = []) {
@@ -1127,9 +1148,12 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Tag`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    public struct Value: Sendable, Hashable, Codable {
+                    public struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         public var objectID: ObjectID?
                         public var name: String
+
+                        /// The class the snapshot is taken of.
+                        public typealias ManagedModel = Tag
 
                         /// Creates a snapshot.
                         public init(objectID: ObjectID? = nil, name: String = "") {
@@ -1238,10 +1262,13 @@ struct EntityMacroExpansionTests {
 
                     /// A `Sendable` snapshot of a `Lesson`: its stored properties, its relationships as
                     /// object IDs, and its own object ID (`nil` for a value not yet saved as an object).
-                    struct Value: Sendable, Hashable, Codable {
+                    struct Value: Sendable, Hashable, Codable, RepositoryValue {
                         var objectID: ObjectID?
                         var `class`: String
                         var teacher: ObjectID?
+
+                        /// The class the snapshot is taken of.
+                        typealias ManagedModel = Lesson
 
                         /// Creates a snapshot.
                         init(objectID: ObjectID? = nil, `class`: String = "", teacher: ObjectID? = nil) {

@@ -273,6 +273,19 @@ if onlyWorkloads?.contains("H") ?? true, onlyContenders?.contains(.strata) ?? tr
         exit(1)
     }
 }
+// The repository compares Strata with itself too.
+var repositoryTable = ""
+if onlyWorkloads?.contains("W16") ?? true, onlyContenders?.contains(.strata) ?? true {
+    do {
+        repositoryTable = try runRepositoryWorkload(
+            createCount: quick ? 1_000 : 10_000, itemCount: itemCount, runs: runs, templates: templates)
+        print(repositoryTable)
+    } catch {
+        templates.removeAll()
+        print("error: \(error)")
+        exit(1)
+    }
+}
 templates.removeAll()
 
 // W10 measures Strata against itself (an incremental update against a full refetch), so it
@@ -316,6 +329,7 @@ let table = """
     \(rows.joined(separator: "\n"))
     """ + (controllerTable.isEmpty ? "" : "\n\n" + controllerTable) + (schemaTable.isEmpty ? "" : "\n\n" + schemaTable)
     + (historyTable.isEmpty ? "" : "\n\n" + historyTable)
+    + (repositoryTable.isEmpty ? "" : "\n\n" + repositoryTable)
 print(table)
 if let output {
     try (table + "\n").write(toFile: output, atomically: true, encoding: .utf8)

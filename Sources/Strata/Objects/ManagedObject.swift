@@ -27,7 +27,7 @@ import Foundation
 /// A subclass's `deinit` may read the object's own values, but must not fetch from its context
 /// (or ask it for objects by ID): the context still knows the object until the base class's
 /// `deinit` has run, and could hand it out again. As in Core Data, clean-up that needs the
-/// store belongs in ``ObjectContext/delete(_:)``'s delete rules or in a save.
+/// store belongs in ``ObjectContext/delete(_:)-(ManagedObject)``'s delete rules or in a save.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity of the object.
     @exclusivity(unchecked) public internal(set) final var entity: Entity

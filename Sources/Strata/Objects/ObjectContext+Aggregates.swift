@@ -87,7 +87,13 @@ extension ObjectContext {
     public func sum<Model: PersistentModel, Value: AggregatableAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Sum {
-        let key = KeyPathNames.name(of: keyPath, root: Model.self)
+        try sum(key: KeyPathNames.name(of: keyPath, root: Model.self), of: Value.self, where: predicate)
+    }
+
+    /// The sum of the attribute named `key`, typed as `Value`'s sum.
+    func sum<Model: PersistentModel, Value: AggregatableAttribute>(
+        key: String, of _: Value.Type, where predicate: FetchPredicate<Model>?
+    ) throws -> Value.Sum {
         let value = try aggregateValue(.sum, key: key, where: predicate)
         // The store gives an integer sum beyond Int64's range as its nearest Double.
         if case .double(let total) = value, Value.Sum.self is any BinaryInteger.Type {

@@ -1,0 +1,216 @@
+import Foundation
+
+/// One group of an aggregate: the values of the group-by attributes, and the aggregate over
+/// the group's objects.
+public struct AggregateGroup: Sendable, Hashable {
+    /// The group's value of each group-by attribute, by name (empty without grouping).
+    public var groupValues: [String: AttributeValue]
+    /// The aggregate over the group (`.null` for an average, minimum or maximum of no objects).
+    public var value: AttributeValue
+
+    /// Creates a group.
+    public init(groupValues: [String: AttributeValue], value: AttributeValue) {
+        self.groupValues = groupValues
+        self.value = value
+    }
+}
+
+extension Repository {
+    // MARK: Aggregates (computed in SQL over committed data)
+
+    /// The number of objects of `type` that match `predicate`.
+    ///
+    /// ```swift
+    /// let count = try await repository.count(of: Movie.self, where: \.boxOffice > 100)
+    /// ```
+    public func count<Managed: ManagedObject>(of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil)
+        async throws(RepositoryError) -> Int
+    {
+        try await aggregate { context in try context.count(for: FetchRequest<Managed>(predicate: predicate)) }
+    }
+
+    /// The sum of an attribute over the objects that match (exact for `Decimal`).
+    ///
+    /// ```swift
+    /// let total: Decimal = try await repository.sum(\Movie.boxOffice)
+    /// ```
+    public func sum<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) async throws(RepositoryError) -> Value.Sum where Value.Sum: Sendable {
+        let key = KeyPathNames.name(of: keyPath, root: Managed.self)
+        return try await aggregate { context in try context.sum(key: key, of: Value.self, where: predicate) }
+    }
+
+    /// The average of an attribute over the objects that match (`nil` when none do).
+    public func average<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) async throws(RepositoryError) -> Value.Average? where Value.Average: Sendable {
+        let key = KeyPathNames.name(of: keyPath, root: Managed.self)
+        return try await aggregate { context in Value.average(from: try context.aggregateValue(.average, key: key, where: predicate)) }
+    }
+
+    /// The smallest value of an attribute among the objects that match (`nil` when none do).
+    public func min<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) async throws(RepositoryError) -> Value.Bound? where Value.Bound: Sendable {
+        let key = KeyPathNames.name(of: keyPath, root: Managed.self)
+        return try await aggregate { context in Value.bound(from: try context.aggregateValue(.min, key: key, where: predicate)) }
+    }
+
+    /// The largest value of an attribute among the objects that match (`nil` when none do).
+    public func max<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) async throws(RepositoryError) -> Value.Bound? where Value.Bound: Sendable {
+        let key = KeyPathNames.name(of: keyPath, root: Managed.self)
+        return try await aggregate { context in Value.bound(from: try context.aggregateValue(.max, key: key, where: predicate)) }
+    }
+
+    /// An aggregate of an attribute over the objects that match, per group of objects with the
+    /// same values of `groupBy` (one group without).
+    ///
+    /// ```swift
+    /// let perYear = try await repository.aggregate(function: .sum, of: \Movie.boxOffice, groupBy: ["year"])
+    /// for group in perYear { print(group.groupValues["year"]!, group.value) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - function: The aggregate function (`.count` counts the objects with a value).
+    ///   - keyPath: The attribute.
+    ///   - predicate: Which objects count.
+    ///   - groupBy: The names of the attributes to group by.
+    /// - Returns: The groups, ordered by their group-by values.
+    public func aggregate<Managed: PersistentModel, Value>(
+        function: AggregateFunction, of keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        groupBy: [String] = []
+    ) async throws(RepositoryError) -> [AggregateGroup] {
+        let key = KeyPathNames.name(of: keyPath, root: Managed.self)
+        return try await aggregate { context in
+            var request = FetchRequest<Managed>(predicate: predicate)
+            request.propertiesToFetch =
+                groupBy.map { FetchedProperty.attribute($0) }
+                + [FetchedProperty(name: "\u{0}value", column: .aggregate(function, key))]
+            request.propertiesToGroupBy = groupBy
+            request.sortDescriptors = groupBy.map { FetchSortDescriptor(key: $0) }
+            return try context.fetchDictionaries(request).map { row in
+                var groupValues = row
+                let value = groupValues.removeValue(forKey: "\u{0}value") ?? .null
+                return AggregateGroup(groupValues: groupValues, value: value)
+            }
+        }
+    }
+
+    // MARK: Aggregate subscriptions
+
+    /// The count, now and after each save that changes objects of `type`, as `Result`s.
+    public func countSubscription<Managed: ManagedObject>(
+        of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncStream<Result<Int, RepositoryError>> {
+        countSubscription(predicate).resultStream()
+    }
+
+    /// The count, now and after each change, ending with the first failure.
+    public func countThrowingSubscription<Managed: ManagedObject>(
+        of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncThrowingStream<Int, any Error> {
+        countSubscription(predicate).throwingStream()
+    }
+
+    /// The sum, now and after each save that changes objects of its entity, as `Result`s.
+    ///
+    /// ```swift
+    /// for await total in repository.sumSubscription(\Movie.boxOffice) { print(try total.get()) }
+    /// ```
+    public func sumSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncStream<Result<Value.Sum, RepositoryError>> where Value.Sum: Sendable {
+        sumSubscription(keyPath, predicate).resultStream()
+    }
+
+    /// The sum, now and after each change, ending with the first failure.
+    public func sumThrowingSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncThrowingStream<Value.Sum, any Error> where Value.Sum: Sendable {
+        sumSubscription(keyPath, predicate).throwingStream()
+    }
+
+    /// The average, now and after each change, as `Result`s.
+    public func averageSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncStream<Result<Value.Average?, RepositoryError>> where Value.Average: Sendable {
+        valueSubscription(.average, keyPath, predicate) { Value.average(from: $0) }.resultStream()
+    }
+
+    /// The average, now and after each change, ending with the first failure.
+    public func averageThrowingSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncThrowingStream<Value.Average?, any Error> where Value.Average: Sendable {
+        valueSubscription(.average, keyPath, predicate) { Value.average(from: $0) }.throwingStream()
+    }
+
+    /// The minimum, now and after each change, as `Result`s.
+    public func minSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncStream<Result<Value.Bound?, RepositoryError>> where Value.Bound: Sendable {
+        valueSubscription(.min, keyPath, predicate) { Value.bound(from: $0) }.resultStream()
+    }
+
+    /// The minimum, now and after each change, ending with the first failure.
+    public func minThrowingSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncThrowingStream<Value.Bound?, any Error> where Value.Bound: Sendable {
+        valueSubscription(.min, keyPath, predicate) { Value.bound(from: $0) }.throwingStream()
+    }
+
+    /// The maximum, now and after each change, as `Result`s.
+    public func maxSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncStream<Result<Value.Bound?, RepositoryError>> where Value.Bound: Sendable {
+        valueSubscription(.max, keyPath, predicate) { Value.bound(from: $0) }.resultStream()
+    }
+
+    /// The maximum, now and after each change, ending with the first failure.
+    public func maxThrowingSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+    ) -> AsyncThrowingStream<Value.Bound?, any Error> where Value.Bound: Sendable {
+        valueSubscription(.max, keyPath, predicate) { Value.bound(from: $0) }.throwingStream()
+    }
+
+    private func aggregate<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws(RepositoryError) -> T {
+        // Aggregates run in SQL over what is stored, also inside a transaction.
+        do {
+            try Task.checkCancellation()
+            let container = container
+            return try await Task.detached { try body(container.newBackgroundContext()) }.value
+        } catch {
+            throw RepositoryError(error)
+        }
+    }
+
+    private func countSubscription<Managed: ManagedObject>(_ predicate: FetchPredicate<Managed>?) -> RepositorySubscription<Int> {
+        let request = FetchRequest<Managed>(predicate: predicate)
+        return RepositorySubscription(
+            container: container, relevantEntities: container.relevantEntities(for: request), failureEnds: false
+        ) { context in try context.count(for: request) }
+    }
+
+    private func sumSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
+        _ keyPath: KeyPath<Managed, Value>, _ predicate: FetchPredicate<Managed>?
+    ) -> RepositorySubscription<Value.Sum> where Value.Sum: Sendable {
+        let key = KeyPathNames.name(of: keyPath, root: Managed.self)
+        return RepositorySubscription(
+            container: container, relevantEntities: container.relevantEntities(for: FetchRequest<Managed>(predicate: predicate)),
+            failureEnds: false
+        ) { context in try context.sum(key: key, of: Value.self, where: predicate) }
+    }
+
+    private func valueSubscription<Managed: PersistentModel, Value, Output: Sendable>(
+        _ function: AggregateFunction, _ keyPath: KeyPath<Managed, Value>, _ predicate: FetchPredicate<Managed>?,
+        _ convert: @escaping @Sendable (AttributeValue) -> Output
+    ) -> RepositorySubscription<Output> {
+        let key = KeyPathNames.name(of: keyPath, root: Managed.self)
+        return RepositorySubscription(
+            container: container, relevantEntities: container.relevantEntities(for: FetchRequest<Managed>(predicate: predicate)),
+            failureEnds: false
+        ) { context in convert(try context.aggregateValue(function, key: key, where: predicate)) }
+    }
+}

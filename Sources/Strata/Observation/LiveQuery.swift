@@ -46,14 +46,7 @@ public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
         let (results, output) = AsyncThrowingStream<Result, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // Commits only mark the result stale; the worker re-fetches, so saves never wait.
         let (triggers, trigger) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let relevantEntities = relevantEntities
-        let observation = container.addCommitObserver { commit in
-            guard let relevantEntities, !commit.changedObjectsAreUnknown else {
-                trigger.yield()
-                return
-            }
-            if !commit.changedEntityNames.isDisjoint(with: relevantEntities) { trigger.yield() }
-        }
+        let observation = container.addCommitObserver(touching: relevantEntities) { trigger.yield() }
         let container = container
         let fetch = fetch
         let worker = Task.detached {
@@ -227,6 +220,20 @@ extension PersistentContainer {
         let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
         return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
             context in convert(try context.aggregateValue(function, key: key, where: predicate))
+        }
+    }
+
+    /// Calls `wake` after each commit that changed objects of `relevantEntities` (every commit
+    /// when `nil`, and every commit of another process that names no objects).
+    func addCommitObserver(touching relevantEntities: Set<String>?, _ wake: @escaping @Sendable () -> Void)
+        -> StoreObservation
+    {
+        addCommitObserver { commit in
+            guard let relevantEntities, !commit.changedObjectsAreUnknown else {
+                wake()
+                return
+            }
+            if !commit.changedEntityNames.isDisjoint(with: relevantEntities) { wake() }
         }
     }
 

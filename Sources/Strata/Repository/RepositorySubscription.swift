@@ -58,14 +58,7 @@ struct RepositorySubscription<Value: Sendable>: Sendable {
         deliver: @escaping @Sendable (Result<Value, RepositoryError>) -> Bool, finish: @escaping @Sendable () -> Void
     ) -> @Sendable () -> Void {
         let (triggers, trigger) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let relevantEntities = relevantEntities
-        let observation = container.addCommitObserver { commit in
-            guard let relevantEntities, !commit.changedObjectsAreUnknown else {
-                trigger.yield()
-                return
-            }
-            if !commit.changedEntityNames.isDisjoint(with: relevantEntities) { trigger.yield() }
-        }
+        let observation = container.addCommitObserver(touching: relevantEntities) { trigger.yield() }
         let container = container
         let compute = compute
         let worker = Task.detached {

@@ -319,6 +319,20 @@ import Testing
         #expect(try fixture.storedTitles() == Self.seedTitles)
     }
 
+    /// Aggregates run in SQL over what is stored, also inside a transaction: they do not see
+    /// the transaction's unsaved writes (documented on `Repository`'s aggregate calls).
+    @Test func aggregatesInsideATransactionReadWhatIsStored() async throws {
+        let repository = repository
+        let (count, sum) = try await repository.withTransaction(transactionAuthor: "outer") { _ in
+            _ = try await repository.create(RepoFixture.newMovie(1, boxOffice: 60))
+            return (try await repository.count(of: RepoMovie.self), try await repository.sum(\RepoMovie.boxOffice))
+        }
+        #expect(count == 5)
+        #expect(sum == 150)
+        #expect(try await repository.count(of: RepoMovie.self) == 6)
+        #expect(try await repository.sum(\RepoMovie.boxOffice) == 210)
+    }
+
     /// A transaction with nothing to write records no history.
     @Test func anEmptyTransactionSavesNothing() async throws {
         let repository = repository

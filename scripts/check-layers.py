@@ -27,6 +27,7 @@ ALLOWED = {
     # Helpers: the history tracker (later the repository and the stacks) sit on objects.
     "History": ["Observation", "Objects", "Store", "Query", "Schema", "Support"],
     "Repository": ["Observation", "Objects", "Store", "Query", "Schema", "Support"],
+    "Migration": ["Objects", "Store", "Query", "Schema", "Support"],
 }
 
 # Modules only one layer may import: the SQLite layer owns every use of GRDB and SQLite's C API.

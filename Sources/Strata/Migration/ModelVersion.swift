@@ -1,0 +1,161 @@
+import Foundation
+
+/// The versions of a model, oldest first: one case per version, each with its schema, and the
+/// stages that migrate a store from one to the next. The data-stack kit's `ModelVersion`.
+///
+/// ```swift
+/// enum Versions: String, ModelVersion {
+///     case v1 = "Model"
+///     case v2 = "Model2"
+///     case v3 = "Model3"
+///
+///     var modelVersion: Schema {
+///         get throws {
+///             switch self {
+///             case .v1: try Schema(entities: [StudentV1.self])
+///             case .v2: try Schema(entities: [StudentV2.self])
+///             case .v3: try XcodeModelBundle(contentsOf: bundleURL).schema(forVersion: rawValue)
+///             }
+///         }
+///     }
+///
+///     static func migrationStages() -> [MigrationStage<Versions>] {
+///         [
+///             v1.migrationStage(toVersion: .v2, label: "Lightweight Migration: V1 to V2"),
+///             v2.migrationStage(toVersion: .v3, label: "Custom Migration: V2 to V3",
+///                 preMigration: { context in /* on the v2 schema */ },
+///                 postMigration: { context in /* on the v3 schema */ }),
+///         ]
+///     }
+/// }
+///
+/// try Versions.migrationManager().migrateStore(at: url)   // to Versions.currentVersion
+/// ```
+public protocol ModelVersion: CaseIterable, Hashable, Sendable where AllCases: Sendable {
+    /// The version the app writes (default: the last case).
+    static var currentVersion: Self { get }
+
+    /// The version's name (default: the raw value of a `String` enum, else the case's name).
+    var versionName: String { get }
+
+    /// The version's schema (the kit's `modelVersion`, a managed object model there).
+    var modelVersion: Schema { get throws }
+
+    /// The stages from each version to the next, oldest first. Consecutive versions without a
+    /// stage of their own migrate lightweight (the default: no stages at all).
+    static func migrationStages() -> [MigrationStage<Self>]
+}
+
+extension ModelVersion {
+    /// The last case.
+    public static var currentVersion: Self {
+        guard let last = Array(allCases).last else {
+            preconditionFailure("\(Self.self) has no cases; a ModelVersion needs one per model version.")
+        }
+        return last
+    }
+
+    /// The case's name.
+    public var versionName: String { "\(self)" }
+
+    /// None: every version migrates to the next lightweight.
+    public static func migrationStages() -> [MigrationStage<Self>] { [] }
+
+    /// A stage from this version to `toVersion`: lightweight without handlers, custom with
+    /// them (the kit's `migrationStage(toVersion:label:preMigration:postMigration:)`).
+    ///
+    /// - Parameters:
+    ///   - toVersion: The version the stage ends at (the next one).
+    ///   - label: A description, recorded in the store and shown in progress reports.
+    ///   - preMigration: Work on a context of this version's schema before the schema changes;
+    ///     the migrator saves it.
+    ///   - postMigration: Work on a context of `toVersion`'s schema afterwards; saved too.
+    public func migrationStage(
+        toVersion: Self, label: String, preMigration: MigrationStage<Self>.MigrationHandler? = nil,
+        postMigration: MigrationStage<Self>.MigrationHandler? = nil
+    ) -> MigrationStage<Self> {
+        MigrationStage(
+            source: self, destination: toVersion, label: label, preMigration: preMigration, postMigration: postMigration)
+    }
+
+    /// The manager that migrates stores through ``migrationStages()``.
+    public static func migrationManager() -> StagedMigrationManager<Self> {
+        StagedMigrationManager(migrationStages())
+    }
+
+    /// The versions whose schema wrote the store at `url` (zero or one, unless two versions
+    /// share a schema). Reads the store's metadata without opening it for writing.
+    ///
+    /// ```swift
+    /// switch try Versions.versionsForStore(at: url).first {
+    /// case Versions.currentVersion?: break                     // up to date
+    /// case let old?: try Versions.migrationManager().migrateStore(at: url)   // from `old`
+    /// case nil: print("written by an unknown version")
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``StrataError`` when there is no readable store at `url`, or a version's
+    ///   schema cannot be made.
+    public static func versionsForStore(at url: URL) throws -> [Self] {
+        guard let recorded = try StoreDescription.sqlite(url).recordedSchema() else {
+            throw StrataError(.storeNotWritable, "There is no store at \(url.path).", fileURL: url)
+        }
+        return try allCases.filter { try $0.modelVersion.versionHash == recorded.versionHash }
+    }
+
+    /// The versions whose schema is the one `container` was opened with.
+    public static func versions(compatibleWith container: PersistentContainer) throws -> [Self] {
+        try allCases.filter { try $0.modelVersion.versionHash == container.schema.versionHash }
+    }
+}
+
+extension ModelVersion where Self: RawRepresentable, RawValue == String {
+    /// The raw value.
+    public var versionName: String { rawValue }
+}
+
+/// One step of a staged migration, from one model version to the next: lightweight (the
+/// schema change is inferred) or custom (code runs before and after it).
+public struct MigrationStage<Version: ModelVersion>: Sendable {
+    /// Work on a context during a custom stage; the migrator saves the context afterwards.
+    public typealias MigrationHandler = @Sendable (ObjectContext) throws -> Void
+
+    /// The version the stage starts at.
+    public let source: Version
+    /// The version it ends at.
+    public let destination: Version
+    /// Its description.
+    public let label: String
+    /// Work on the source schema before the schema changes.
+    public let preMigration: MigrationHandler?
+    /// Work on the destination schema after it changed.
+    public let postMigration: MigrationHandler?
+
+    /// Whether the stage runs code (`false` for a lightweight stage).
+    public var isCustom: Bool { preMigration != nil || postMigration != nil }
+
+    /// Creates a stage; see ``ModelVersion/migrationStage(toVersion:label:preMigration:postMigration:)``.
+    public init(
+        source: Version, destination: Version, label: String, preMigration: MigrationHandler? = nil,
+        postMigration: MigrationHandler? = nil
+    ) {
+        self.source = source
+        self.destination = destination
+        self.label = label
+        self.preMigration = preMigration
+        self.postMigration = postMigration
+    }
+
+    /// A lightweight stage: the schema change is inferred.
+    public static func lightweight(from source: Version, to destination: Version, label: String) -> Self {
+        Self(source: source, destination: destination, label: label)
+    }
+
+    /// A custom stage with code before and after the schema change.
+    public static func custom(
+        from source: Version, to destination: Version, label: String, preMigration: MigrationHandler? = nil,
+        postMigration: MigrationHandler? = nil
+    ) -> Self {
+        Self(source: source, destination: destination, label: label, preMigration: preMigration, postMigration: postMigration)
+    }
+}

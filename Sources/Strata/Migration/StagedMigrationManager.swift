@@ -1,0 +1,169 @@
+import Foundation
+
+/// Migrates stores through a model's stages: Core Data's `NSStagedMigrationManager`, made by
+/// ``ModelVersion/migrationManager()``.
+///
+/// ```swift
+/// let manager = Versions.migrationManager()
+/// print(try manager.plan(forStoreAt: url))                 // the stages and inferred changes
+/// try manager.migrateStore(at: url) { progress in
+///     print("\(progress.stage)/\(progress.stageCount) \(progress.label): \(progress.phase)")
+/// }
+/// ```
+///
+/// - A migration is atomic: it completes, or the store is left as it was. Lightweight stages
+///   run together in one SQLite transaction, in place (`ALTER TABLE`, so the cost follows the
+///   changes, not the store's size). When a stage runs code, every stage works on a copy of
+///   the store, which replaces it in one rename once all of them succeeded.
+/// - Consecutive versions without a stage migrate lightweight.
+/// - No other container may have the store open while it migrates.
+public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
+    /// The stages, oldest first.
+    public let stages: [MigrationStage<Version>]
+
+    /// A manager for `stages`.
+    public init(_ stages: [MigrationStage<Version>]) {
+        self.stages = stages
+    }
+
+    /// What migrating the store at `url` to `target` would do, without doing it.
+    ///
+    /// - Throws: ``StrataError/Code/migrationFailed`` when the store matches no version or is
+    ///   newer than `target`; the errors of reading the store.
+    public func plan(forStoreAt url: URL, to target: Version = .currentVersion) throws -> MigrationPlan<Version> {
+        let detected = try Version.versionsForStore(at: url)
+        guard let source = detected.first else {
+            throw StrataError(
+                .migrationFailed,
+                "The store at \(url.path) was written with a schema that matches none of \(Version.self)'s versions (\(Version.allCases.map(\.versionName).joined(separator: ", "))).",
+                fileURL: url)
+        }
+        return try plan(from: source, to: target)
+    }
+
+    /// The stages from `source` to `target`.
+    public func plan(from source: Version, to target: Version) throws -> MigrationPlan<Version> {
+        let versions = Array(Version.allCases)
+        guard let start = versions.firstIndex(of: source), let end = versions.firstIndex(of: target) else {
+            throw StrataError(.migrationFailed, "\(source.versionName) or \(target.versionName) is not a case of \(Version.self).")
+        }
+        guard start <= end else {
+            throw StrataError(
+                .migrationFailed,
+                "The store is at version \(source.versionName), newer than \(target.versionName); Strata does not migrate backwards. Open it with a version of the app that knows \(source.versionName).")
+        }
+        var path: [MigrationStage<Version>] = []
+        var position = start
+        while position < end {
+            let here = versions[position]
+            if let stage = stages.first(where: { $0.source == here }),
+                let next = versions.firstIndex(of: stage.destination), next > position, next <= end
+            {
+                path.append(stage)
+                position = next
+            } else {
+                let next = versions[position + 1]
+                path.append(.lightweight(from: here, to: next, label: "Lightweight: \(here.versionName) to \(next.versionName)"))
+                position += 1
+            }
+        }
+        var changes: [SchemaDifference] = []
+        for stage in path {
+            changes.append(try stage.destination.modelVersion.difference(from: stage.source.modelVersion))
+        }
+        return MigrationPlan(source: source, destination: target, stages: path, changes: changes)
+    }
+
+    /// Migrates the store at `url` to `target` through the stages, atomically.
+    ///
+    /// - Parameters:
+    ///   - url: The store file. No other container may have it open.
+    ///   - target: The version to migrate to (default: the current one).
+    ///   - progress: Called as each stage's phases start and end.
+    /// - Returns: The plan that ran (no stages when the store was at `target` already).
+    /// - Throws: ``StrataError``: ``StrataError/Code/unsupportedMigration`` for a change no
+    ///   lightweight stage can infer, ``StrataError/Code/constraintConflict`` for stored rows
+    ///   that break a new uniqueness constraint, ``StrataError/Code/migrationFailed`` when a
+    ///   stage's code throws (its error is the underlying error). The store is then as it was.
+    @discardableResult
+    public func migrateStore(
+        at url: URL, to target: Version = .currentVersion, progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws -> MigrationPlan<Version> {
+        let plan = try plan(forStoreAt: url, to: target)
+        guard !plan.stages.isEmpty else { return plan }
+        let description = StoreDescription.sqlite(url)
+        let steps = try plan.stages.map {
+            StoreMigrationStep(source: try $0.source.modelVersion, destination: try $0.destination.modelVersion, label: $0.label)
+        }
+        let count = steps.count
+        guard plan.stages.contains(where: \.isCustom) else {
+            try description.migrateStoreSchema(steps) { number, rows in
+                progress?(MigrationProgress(stage: number + 1, stageCount: count, label: steps[number].label, phase: "schema", rows: rows))
+            }
+            return plan
+        }
+        let copy = try description.makeMigrationCopy()
+        defer { copy.removeMigrationCopy() }
+        for (number, (stage, step)) in zip(plan.stages, steps).enumerated() {
+            func report(_ phase: String, rows: Int = 0) {
+                progress?(MigrationProgress(stage: number + 1, stageCount: count, label: stage.label, phase: phase, rows: rows))
+            }
+            if let pre = stage.preMigration {
+                report("pre-migration")
+                try run(pre, of: stage, phase: "pre-migration", on: copy, schema: step.source)
+            }
+            report("schema")
+            let rows = try copy.migrateStoreSchema([step])
+            report("schema", rows: rows)
+            if let post = stage.postMigration {
+                report("post-migration")
+                try run(post, of: stage, phase: "post-migration", on: copy, schema: step.destination)
+            }
+        }
+        try description.replaceStore(withMigratedCopy: copy)
+        return plan
+    }
+
+    /// Runs a stage's code on a context of `schema` over the copy, and saves it.
+    private func run(
+        _ handler: MigrationStage<Version>.MigrationHandler, of stage: MigrationStage<Version>, phase: String,
+        on copy: StoreDescription, schema: Schema
+    ) throws {
+        let container = try PersistentContainer(name: "Migration", schema: schema, storeDescriptions: [copy])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        context.name = "migration"
+        do {
+            try handler(context)
+            if context.hasChanges { try context.save() }
+        } catch {
+            throw StrataError(
+                .migrationFailed,
+                "The \(phase) code of stage \"\(stage.label)\" failed: \(error). The store was not modified.",
+                underlyingError: error)
+        }
+    }
+}
+
+/// The stages a migration runs, with the schema changes each one makes.
+public struct MigrationPlan<Version: ModelVersion>: Sendable, CustomStringConvertible {
+    /// The store's version.
+    public let source: Version
+    /// The version it migrates to.
+    public let destination: Version
+    /// The stages, in order (none when the store is at the destination).
+    public let stages: [MigrationStage<Version>]
+    /// Each stage's schema changes.
+    public let changes: [SchemaDifference]
+
+    /// The plan as text: one line per stage and per change.
+    public var description: String {
+        guard !stages.isEmpty else { return "The store is at \(destination.versionName); nothing to migrate." }
+        var lines = ["\(source.versionName) → \(destination.versionName), \(stages.count) stage\(stages.count == 1 ? "" : "s"):"]
+        for (stage, difference) in zip(stages, changes) {
+            lines.append("- \(stage.label) (\(stage.isCustom ? "custom" : "lightweight"))")
+            lines += difference.changes.map { "    \($0)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,352 @@
+import Foundation
+import GRDB
+
+/// One lightweight migration step of an SQLite store, from the schema it was written with to
+/// the next, inferred from the two schemas (renames by renaming identifiers) and applied as
+/// `ALTER TABLE` statements and updates inside the caller's transaction: tables and columns are
+/// renamed, added and dropped in place, so the cost follows what changed, not the store's size.
+///
+/// What cannot be inferred throws ``StrataError/Code/unsupportedMigration`` naming the change,
+/// before anything is written.
+struct SQLiteSchemaMigration {
+    let old: Schema
+    let new: Schema
+    let oldLayout: StoreLayout
+    let newLayout: StoreLayout
+    /// New entity name → the old entity it continues.
+    private(set) var entityOrigin: [String: String] = [:]
+
+    init(from old: Schema, to new: Schema) throws {
+        self.old = old
+        self.new = new
+        oldLayout = StoreLayout(schema: old)
+        newLayout = StoreLayout(schema: new)
+        for entity in new.entities {
+            if old.entity(named: entity.name) != nil {
+                entityOrigin[entity.name] = entity.name
+            } else if let previous = entity.declaration.renamingIdentifier, old.entity(named: previous) != nil {
+                entityOrigin[entity.name] = previous
+            }
+        }
+        try check()
+    }
+
+    /// The property of the old entity that `property` of `entity` continues, if any.
+    private func origin(ofProperty property: String, renamingIdentifier: String?, in entity: Entity) -> String? {
+        guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName) else { return nil }
+        if oldEntity.attribute(named: property) != nil || oldEntity.relationship(named: property) != nil { return property }
+        if let previous = renamingIdentifier,
+            oldEntity.attribute(named: previous) != nil || oldEntity.relationship(named: previous) != nil
+        {
+            return previous
+        }
+        return nil
+    }
+
+    private func unsupported(_ change: String) -> StrataError {
+        StrataError(
+            .unsupportedMigration,
+            "The change \(change) cannot be inferred by a lightweight migration; migrate it in a custom stage (code before and after the schema change).")
+    }
+
+    /// Refuses the changes a lightweight step cannot make.
+    private func check() throws {
+        for entity in new.entities {
+            guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName) else { continue }
+            let oldParent = oldEntity.superentity?.name
+            let newParent = entity.superentity.map { entityOrigin[$0.name] ?? "new entity \($0.name)" }
+            if oldParent != newParent {
+                throw unsupported(
+                    "\"\(entity.name) moves from parent \(oldParent ?? "none") to \(entity.superentity?.name ?? "none")\"")
+            }
+            for attribute in entity.attributes where !attribute.isTransient {
+                guard let previousName = origin(ofProperty: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: entity)
+                else { continue }
+                if oldEntity.relationship(named: previousName) != nil {
+                    throw unsupported("\"\(entity.name).\(attribute.name) becomes an attribute (it was a relationship)\"")
+                }
+                guard let previous = oldEntity.attribute(named: previousName), !previous.isTransient else { continue }
+                if previous.type != attribute.type && !Self.widens(previous.type, to: attribute.type) {
+                    throw unsupported(
+                        "\"\(entity.name).\(attribute.name) changes type from \(previous.type) to \(attribute.type)\"")
+                }
+            }
+            for relationship in entity.relationships where !relationship.isTransient {
+                guard
+                    let previousName = origin(
+                        ofProperty: relationship.name, renamingIdentifier: relationship.renamingIdentifier, in: entity)
+                else { continue }
+                if oldEntity.attribute(named: previousName) != nil {
+                    throw unsupported("\"\(entity.name).\(relationship.name) becomes a relationship (it was an attribute)\"")
+                }
+                guard let previous = oldEntity.relationship(named: previousName), !previous.isTransient else { continue }
+                if previous.isToMany != relationship.isToMany {
+                    throw unsupported(
+                        "\"\(entity.name).\(relationship.name) changes from to-\(previous.isToMany ? "many" : "one") to to-\(relationship.isToMany ? "many" : "one")\"")
+                }
+                if entityOrigin[relationship.destinationEntityName] != previous.destinationEntityName {
+                    throw unsupported(
+                        "\"\(entity.name).\(relationship.name) changes destination from \(previous.destinationEntityName) to \(relationship.destinationEntityName)\"")
+                }
+                let oldInverse = previous.inverseName.flatMap { old.entity(named: previous.destinationEntityName)?.relationship(named: $0) }
+                let newInverse = relationship.inverseName.flatMap {
+                    new.entity(named: relationship.destinationEntityName)?.relationship(named: $0)
+                }
+                if relationship.isToMany, (oldInverse?.isToMany == false) != (newInverse?.isToMany == false) {
+                    throw unsupported(
+                        "\"\(entity.name).\(relationship.name) changes how it is stored (its inverse becomes or stops being to-one)\"")
+                }
+                if previous.isOrdered != relationship.isOrdered {
+                    throw unsupported("\"\(entity.name).\(relationship.name) becomes \(relationship.isOrdered ? "ordered" : "unordered")\"")
+                }
+            }
+        }
+    }
+
+    /// Whether `old` values keep their meaning as `new` values (integer widening).
+    static func widens(_ old: AttributeType, to new: AttributeType) -> Bool {
+        let order: [AttributeType] = [.integer16, .integer32, .integer64]
+        guard let from = order.firstIndex(of: old), let to = order.firstIndex(of: new) else { return false }
+        return from <= to
+    }
+
+    // MARK: Applying
+
+    /// Applies the step in `db`'s open transaction; returns the number of rows it changed.
+    func apply(_ db: Database, url: URL?) throws -> Int {
+        var rows = 0
+        let oldTables = Dictionary(oldLayout.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let existingIndexes = try Row.fetchAll(
+            db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            .compactMap { row -> (String, String)? in
+                guard let name: String = row[0], let table: String = row[1] else { return nil }
+                return (name, table)
+            }
+        // Indexes are rebuilt from the new layout at the end; dropping them first frees the
+        // columns they cover to be renamed or dropped. An index that stays as it is survives.
+        let keptIndexNames = Set(newLayout.indexes.map(\.name))
+        var droppedIndexes: Set<String> = []
+        func dropIndex(_ name: String) throws {
+            if droppedIndexes.insert(name).inserted { try db.execute(sql: "DROP INDEX IF EXISTS \(quoted(name))") }
+        }
+        for (name, _) in existingIndexes where !keptIndexNames.contains(name) { try dropIndex(name) }
+
+        // Entity tables: matched by the root entity each continues.
+        var matchedOldTables: Set<String> = []
+        for table in newLayout.tables where !table.isJoinTable {
+            guard let root = new.entity(named: table.name), let oldRootName = entityOrigin[root.name],
+                let oldTable = oldTables[oldRootName], !oldTable.isJoinTable
+            else {
+                try db.execute(sql: table.sql)
+                continue
+            }
+            matchedOldTables.insert(oldTable.name)
+            if oldTable.name != table.name {
+                try db.execute(sql: "ALTER TABLE \(quoted(oldTable.name)) RENAME TO \(quoted(table.name))")
+            }
+            rows += try migrateColumns(db, table: table, oldTable: oldTable, indexes: existingIndexes, dropIndex: dropIndex)
+        }
+        // Join tables: matched through the relationship they store.
+        var joinOrigins: [String: (old: String, swapped: Bool)] = [:]
+        for entity in new.entities {
+            guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName),
+                let layout = newLayout.entities[entity.name], let oldEntityLayout = oldLayout.entities[oldName]
+            else { continue }
+            for (index, relationship) in entity.relationships.enumerated() {
+                guard case .joinTable(let table, let source, _, _) = layout.toMany[index],
+                    let previousName = origin(
+                        ofProperty: relationship.name, renamingIdentifier: relationship.renamingIdentifier, in: entity),
+                    let oldIndex = oldEntity.relationships.firstIndex(where: { $0.name == previousName }),
+                    case .joinTable(let oldTable, let oldSource, _, _) = oldEntityLayout.toMany[oldIndex]
+                else { continue }
+                joinOrigins[table] = (oldTable, source != oldSource)
+            }
+        }
+        for table in newLayout.tables where table.isJoinTable {
+            guard let origin = joinOrigins[table.name], oldTables[origin.old] != nil, !matchedOldTables.contains(origin.old)
+            else {
+                try db.execute(sql: table.sql)
+                continue
+            }
+            matchedOldTables.insert(origin.old)
+            if origin.old != table.name {
+                try db.execute(sql: "ALTER TABLE \(quoted(origin.old)) RENAME TO \(quoted(table.name))")
+            }
+            if origin.swapped {
+                let pairs = [
+                    (StoreLayout.joinSourceColumn, StoreLayout.joinTargetColumn),
+                    (StoreLayout.joinPositionColumn, StoreLayout.joinInversePositionColumn),
+                ]
+                for (name, _) in existingIndexes where name.hasPrefix(origin.old + ".") || name.hasPrefix(table.name + ".") {
+                    try dropIndex(name)
+                }
+                for (first, second) in pairs {
+                    try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(first)) TO \"_swapping\"")
+                    try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(second)) TO \(quoted(first))")
+                    try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \"_swapping\" TO \(quoted(second))")
+                }
+            }
+        }
+        for table in oldLayout.tables where !matchedOldTables.contains(table.name) {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(quoted(table.name))")
+        }
+
+        // Rows of removed subentities go; renamed entities keep their rows under the new name.
+        for entity in old.entities {
+            let continued = new.entities.first { entityOrigin[$0.name] == entity.name }
+            let table = new.entity(named: entityOrigin.first { $0.value == entity.rootEntity.name }?.key ?? "")?.rootEntity.name
+            guard let table else { continue }
+            if let continued {
+                if continued.name != entity.name {
+                    rows += try update(
+                        db, "UPDATE \(quoted(table)) SET \(quoted(StoreLayout.entityColumn)) = ? WHERE \(quoted(StoreLayout.entityColumn)) = ?",
+                        [continued.name, entity.name])
+                    for other in newLayout.tables where !other.isJoinTable {
+                        for column in other.columns where column.name.hasPrefix("_") && column.name.hasSuffix("_entity")
+                            && column.name != StoreLayout.entityColumn
+                        {
+                            rows += try update(
+                                db, "UPDATE \(quoted(other.name)) SET \(quoted(column.name)) = ? WHERE \(quoted(column.name)) = ?",
+                                [continued.name, entity.name])
+                        }
+                    }
+                }
+            } else {
+                rows += try update(
+                    db, "DELETE FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = ?", [entity.name])
+            }
+        }
+
+        // Values every row of an entity must have now: defaults for new and newly required
+        // attributes.
+        for entity in new.entities {
+            guard let layout = newLayout.entities[entity.name], entityOrigin[entity.name] != nil else { continue }
+            let oldEntity = old.entity(named: entityOrigin[entity.name] ?? "")
+            for (index, attribute) in entity.attributes.enumerated() where !attribute.isOptional {
+                guard let column = layout.attributeColumns[index],
+                    entity.superentity?.attribute(named: attribute.name) == nil  // the declaring entity fills it
+                else { continue }
+                let previousName = origin(ofProperty: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: entity)
+                let previous = previousName.flatMap { oldEntity?.attribute(named: $0) }
+                if let previous, !previous.isOptional, !previous.isTransient { continue }
+                let scope =
+                    " AND \(quoted(StoreLayout.entityColumn)) IN (" + entity.kindNames.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                    + ")"
+                if attribute.defaultValue == .null {
+                    let missing = try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM \(quoted(layout.table)) WHERE \(quoted(column)) IS NULL\(scope)") ?? 0
+                    guard missing == 0 else {
+                        throw StrataError(
+                            .unsupportedMigration,
+                            "\(entity.name).\(attribute.name) is required now and has no default value, and \(missing) stored \(entity.name) object\(missing == 1 ? " has" : "s have") none; give it a default value or fill it in a custom stage.",
+                            entityName: entity.name, propertyName: attribute.name)
+                    }
+                    continue
+                }
+                rows += try update(
+                    db, "UPDATE \(quoted(layout.table)) SET \(quoted(column)) = ? WHERE \(quoted(column)) IS NULL\(scope)",
+                    [SQLiteValueCoding.databaseValue(attribute.defaultValue)])
+            }
+        }
+
+        // Indexes and uniqueness constraints of the new layout; data that breaks a new
+        // uniqueness constraint is named.
+        let current = Dictionary(
+            try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").compactMap {
+                row -> (String, String)? in
+                guard let name: String = row[0], let sql: String = row[1] else { return nil }
+                return (name, sql)
+            }, uniquingKeysWith: { first, _ in first })
+        for index in newLayout.indexes where current[index.name] != index.sql {
+            if current[index.name] != nil { try db.execute(sql: "DROP INDEX \(quoted(index.name))") }
+            do {
+                try db.execute(sql: index.sql)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw try duplicateError(db, index: index, url: url, underlying: error)
+            }
+        }
+        return rows
+    }
+
+    /// Renames, adds and drops the columns of one entity table.
+    private func migrateColumns(
+        _ db: Database, table: StoreLayout.Table, oldTable: StoreLayout.Table, indexes: [(String, String)],
+        dropIndex: (String) throws -> Void
+    ) throws -> Int {
+        let oldColumns = Set(oldTable.columns.map(\.name))
+        var origins: [String: String] = [:]  // new column → old column
+        let entities = new.entities.filter { $0.rootEntity.name == table.name }
+        func originOfProperty(_ name: String) -> String? {
+            for entity in entities {
+                let renaming =
+                    entity.attribute(named: name)?.renamingIdentifier ?? entity.relationship(named: name)?.renamingIdentifier
+                guard entity.attribute(named: name) != nil || entity.relationship(named: name) != nil else { continue }
+                if let previous = origin(ofProperty: name, renamingIdentifier: renaming, in: entity) { return previous }
+            }
+            return nil
+        }
+        for column in table.columns {
+            let name = column.name
+            if [StoreLayout.primaryKeyColumn, StoreLayout.entityColumn, StoreLayout.versionColumn].contains(name) {
+                origins[name] = name
+            } else if name.hasPrefix("_"), name.hasSuffix("_entity") {
+                let relationship = String(name.dropFirst().dropLast("_entity".count))
+                origins[name] = originOfProperty(relationship).map { "_\($0)_entity" }
+            } else if name.hasPrefix("_"), name.hasSuffix("_order") {
+                let relationship = String(name.dropFirst().dropLast("_order".count))
+                origins[name] = originOfProperty(relationship).map { "_\($0)_order" }
+            } else {
+                origins[name] = originOfProperty(name)
+            }
+        }
+        for (column, origin) in origins where !oldColumns.contains(origin) { origins[column] = nil }
+        let renamed = origins.filter { $0.key != $0.value }
+        let kept = Set(origins.values)
+        let dropped = oldColumns.subtracting(kept)
+        if !renamed.isEmpty || !dropped.isEmpty {
+            // Columns an index covers cannot be dropped; renames carry indexes along, but the
+            // rebuilt layout decides their final shape.
+            for (name, indexTable) in indexes where indexTable == oldTable.name || indexTable == table.name {
+                try dropIndex(name)
+            }
+        }
+        for column in dropped.sorted() {
+            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) DROP COLUMN \(quoted(column))")
+        }
+        // Two passes, so that names may be swapped.
+        for (number, (_, origin)) in renamed.sorted(by: { $0.key < $1.key }).enumerated() {
+            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(origin)) TO \"_renaming_\(number)\"")
+        }
+        for (number, (column, _)) in renamed.sorted(by: { $0.key < $1.key }).enumerated() {
+            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \"_renaming_\(number)\" TO \(quoted(column))")
+        }
+        for column in table.columns where origins[column.name] == nil {
+            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) ADD COLUMN \(quoted(column.name)) \(column.type)")
+        }
+        return 0
+    }
+
+    private func update(_ db: Database, _ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
+        try db.execute(sql: sql, arguments: StatementArguments(arguments))
+        return db.changesCount
+    }
+
+    /// The error for a uniqueness constraint the stored rows break, naming some of them.
+    private func duplicateError(_ db: Database, index: StoreLayout.Index, url: URL?, underlying: DatabaseError) throws
+        -> StrataError
+    {
+        let scope = index.scope.isEmpty ? "" : " WHERE" + index.scope.dropFirst(" WHERE".count)
+        let groups = try Row.fetchAll(
+            db,
+            sql: "SELECT group_concat(\(quoted(StoreLayout.primaryKeyColumn))), COUNT(*) FROM \(quoted(index.table))\(scope) "
+                + "GROUP BY \(index.columns) HAVING COUNT(*) > 1 LIMIT 5")
+        let described = groups.map { row -> String in
+            let keys: String = row[0] ?? ""
+            return "rows \(keys)"
+        }
+        return StrataError(
+            .constraintConflict,
+            "The store\(url.map { " at \($0.path)" } ?? "") holds rows of \(index.table) that share values of (\(index.columns)), which the new schema requires to be unique: \(described.joined(separator: "; ")). Remove or change the duplicates (in a custom stage, or before migrating). The store was not modified.",
+            entityName: index.table, fileURL: url, underlyingError: underlying)
+    }
+}

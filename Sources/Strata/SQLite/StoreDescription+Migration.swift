@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension StoreDescription {
+    /// The schema the store was written with, read without writing to it; `nil` when there is
+    /// no store yet (or the store is in memory).
+    ///
+    /// ```swift
+    /// if let recorded = try description.recordedSchema(), recorded.versionHash != schema.versionHash {
+    ///     print(schema.difference(from: recorded))
+    /// }
+    /// ```
+    ///
+    /// - Throws: The errors of ``SQLiteStore/recordedSchema(at:)`` for a file that is not a
+    ///   readable Strata store.
+    public func recordedSchema() throws -> Schema? {
+        guard case .sqlite(let url) = kind, try SQLiteStore.fileState(at: url) == .existing else { return nil }
+        return try SQLiteStore.recordedSchema(at: url)
+    }
+
+    /// Applies `steps` to the store in one SQLite transaction: all of them, or — when any
+    /// fails or the process dies — none.
+    ///
+    /// - Returns: The rows the steps wrote.
+    @discardableResult
+    func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
+        guard case .sqlite(let url) = kind, let first = steps.first else { return 0 }
+        let migrations = try steps.map { try SQLiteSchemaMigration(from: $0.source, to: $0.destination) }
+        let (pool, _) = try SQLiteStore.openFile(
+            at: url, schema: first.source, layout: StoreLayout(schema: first.source), isReadOnly: false)
+        defer { try? pool.close() }
+        do {
+            return try pool.write { db in
+                var rows = 0
+                var labels = try SQLiteStore.readMetadata(db)["migrationStages"].flatMap {
+                    try? JSONDecoder().decode([String].self, from: $0)
+                } ?? []
+                for (number, (step, migration)) in zip(steps, migrations).enumerated() {
+                    rows += try migration.apply(db, url: url)
+                    labels.append(step.label)
+                    progress(number, rows)
+                }
+                let last = steps[steps.count - 1].destination
+                let insert = "INSERT OR REPLACE INTO \(quoted(StoreLayout.metadataTable)) (key, value) VALUES (?, ?)"
+                try db.execute(sql: insert, arguments: ["schema", last.serializedRepresentation()])
+                try db.execute(sql: insert, arguments: ["versionHash", Data(last.versionHash.utf8)])
+                try db.execute(sql: insert, arguments: ["migrationStages", try JSONEncoder().encode(labels)])
+                return rows
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw SQLiteStore.openingError(error, url: url)
+        }
+    }
+
+    /// A copy of the store next to it, for migrations whose stages run code: the stages work on
+    /// the copy, which replaces the store only when every stage succeeded.
+    func makeMigrationCopy() throws -> StoreDescription {
+        guard case .sqlite(let url) = kind else { return self }
+        let copy = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent)-\(UUID().uuidString)\(SQLiteStore.migratingSuffix)")
+        do {
+            // VACUUM INTO reads through the WAL and leaves the store untouched.
+            let source = try DatabaseQueue(path: url.path, configuration: SQLiteStore.configuration(for: url, isReadOnly: true))
+            defer { try? source.close() }
+            try source.inDatabase { db in try db.execute(sql: "VACUUM INTO ?", arguments: [copy.path]) }
+        } catch {
+            SQLiteStore.removeFiles(at: copy)
+            throw SQLiteStore.openingError(error, url: url)
+        }
+        var description = self
+        description.kind = .sqlite(copy)
+        description.isPersistentHistoryTrackingEnabled = false
+        description.remoteChangePollingInterval = nil
+        return description
+    }
+
+    /// Replaces the store with its migrated copy in one rename: a process killed before finds
+    /// the old store, one killed after the new one.
+    func replaceStore(withMigratedCopy copy: StoreDescription) throws {
+        guard case .sqlite(let url) = kind, case .sqlite(let copyURL) = copy.kind else { return }
+        // The copy must hold everything in its main file (its WAL stays behind in the rename),
+        // and transactions still in the old store's WAL must not be replayed into the new file.
+        try Self.checkpointCompletely(copyURL)
+        try Self.checkpointCompletely(url)
+        guard rename(copyURL.path, url.path) == 0 else {
+            let code = errno
+            throw StrataError(
+                .storeNotWritable,
+                "Cannot put the migrated store in place at \(url.path): \(String(cString: strerror(code))). The store was not modified.",
+                fileURL: url)
+        }
+        SQLiteStore.synchronizeFolder(url.deletingLastPathComponent())
+    }
+
+    /// Moves every transaction in the WAL of the store at `url` into its main file.
+    static func checkpointCompletely(_ url: URL) throws {
+        do {
+            let pool = try SQLiteStore.openPool(at: url, isReadOnly: false)
+            defer { try? pool.close() }
+            let busy = try pool.writeWithoutTransaction { db in
+                try Int.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") ?? 0
+            }
+            guard busy == 0 else {
+                throw StrataError(
+                    .storeNotWritable,
+                    "The store at \(url.path) is in use by another connection, so a migration cannot finish; close every container that has it open. The store was not modified.",
+                    fileURL: url)
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw SQLiteStore.openingError(error, url: url)
+        }
+    }
+
+    /// Removes a migration copy that is not needed any more.
+    func removeMigrationCopy() {
+        guard case .sqlite(let url) = kind, url.lastPathComponent.hasSuffix(SQLiteStore.migratingSuffix) else { return }
+        SQLiteStore.removeFiles(at: url)
+    }
+}
+
+extension SQLiteStore {
+    /// The suffix of the copies migrations with custom stages work on.
+    static let migratingSuffix = ".strata-migrating"
+}

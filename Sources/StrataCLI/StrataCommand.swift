@@ -6,7 +6,10 @@ public struct StrataCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Inspect, query and maintain Strata stores.",
-        subcommands: [DemoCommand.self, SchemaCommand.self, HistoryCommand.self, SaveLoopCommand.self])
+        subcommands: [
+            DemoCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self, HistoryCommand.self,
+            SaveLoopCommand.self, MigrateCrashCommand.self,
+        ])
 
     /// Creates the command; ArgumentParser fills in its options when it parses the arguments.
     public init() {}

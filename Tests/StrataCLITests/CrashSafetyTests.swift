@@ -401,14 +401,14 @@ final class SaveLoopChild {
 
     /// Starts `strata save-loop --store <store>` with `arguments`, its standard error going to
     /// `errorLog`.
-    init(executable: URL, store: URL, errorLog: URL, arguments: [String] = []) throws {
+    init(executable: URL, store: URL, errorLog: URL, arguments: [String] = [], command: String = "save-loop") throws {
         try Data().write(to: errorLog)
         let errorHandle = try FileHandle(forWritingTo: errorLog)
         defer { try? errorHandle.close() }
         let pipe = Pipe()
         process = Process()
         process.executableURL = executable
-        process.arguments = ["save-loop", "--store", store.path] + arguments
+        process.arguments = [command, "--store", store.path] + arguments
         process.standardOutput = pipe
         process.standardError = errorHandle
         self.errorLog = errorLog
@@ -427,6 +427,15 @@ final class SaveLoopChild {
             output.withLock { $0.ended = true }
         }
     }
+
+    /// The complete lines the child has written so far.
+    func lines() -> [String] {
+        let text = output.withLock { String(decoding: $0.data, as: UTF8.self) }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    /// Whether the child's output has ended (it exited or was killed).
+    var outputEnded: Bool { output.withLock { $0.ended } }
 
     /// The batch numbers of the complete lines the child has written so far.
     func reportedBatches() -> [Int] {

@@ -129,6 +129,7 @@ let w3Count = quick ? 2_000 : 50_000
 let itemCount = quick ? 5_000 : 200_000  // W4–W7
 let w8Count = quick ? 20_000 : 1_000_000
 let w13Count = quick ? 20_000 : 1_000_000
+let w17Count = quick ? 20_000 : 1_000_000
 
 let workloads: [Workload] = [
     Workload(
@@ -230,6 +231,16 @@ let workloads: [Workload] = [
         prepareRun: { _, folder in try copyFolder(folder.required()) },
         run: { contender, folder in try batchDeleteItems(contender, in: folder.required()) },
         verify: { _, folder in try verifyDeletedItems(itemCount: itemCount, in: folder.required()) }),
+    Workload(
+        name: "W17",
+        description: "lightweight migration of \(w17Count) objects: add a column, rename another (issue 16's W15)",
+        skipped: [.grdbCodable, .grdbFast],
+        setup: { contender in try templates.copy(of: .items(count: w17Count), for: contender) },
+        prepareRun: { _, folder in try copyFolder(folder.required()) },
+        run: { contender, folder in try migrateItems(contender, in: folder.required()) },
+        verify: { contender, folder in
+            try verifyMigratedItems(contender, itemCount: w17Count, in: folder.required())
+        }),
 ]
 
 var rows: [String] = []

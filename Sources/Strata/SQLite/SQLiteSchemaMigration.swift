@@ -117,10 +117,10 @@ struct SQLiteSchemaMigration {
         var rows = 0
         let oldTables = Dictionary(oldLayout.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let existingIndexes = try Row.fetchAll(
-            db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-            .compactMap { row -> (String, String)? in
-                guard let name: String = row[0], let table: String = row[1] else { return nil }
-                return (name, table)
+            db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            .compactMap { row -> StoredIndex? in
+                guard let name: String = row[0], let table: String = row[1], let sql: String = row[2] else { return nil }
+                return StoredIndex(name: name, table: table, sql: sql)
             }
         // Indexes are rebuilt from the new layout at the end; dropping them first frees the
         // columns they cover to be renamed or dropped. An index that stays as it is survives.
@@ -129,7 +129,7 @@ struct SQLiteSchemaMigration {
         func dropIndex(_ name: String) throws {
             if droppedIndexes.insert(name).inserted { try db.execute(sql: "DROP INDEX IF EXISTS \(quoted(name))") }
         }
-        for (name, _) in existingIndexes where !keptIndexNames.contains(name) { try dropIndex(name) }
+        for index in existingIndexes where !keptIndexNames.contains(index.name) { try dropIndex(index.name) }
 
         // Entity tables: matched by the root entity each continues.
         var matchedOldTables: Set<String> = []
@@ -177,8 +177,8 @@ struct SQLiteSchemaMigration {
                     (StoreLayout.joinSourceColumn, StoreLayout.joinTargetColumn),
                     (StoreLayout.joinPositionColumn, StoreLayout.joinInversePositionColumn),
                 ]
-                for (name, _) in existingIndexes where name.hasPrefix(origin.old + ".") || name.hasPrefix(table.name + ".") {
-                    try dropIndex(name)
+                for index in existingIndexes where index.table == origin.old || index.table == table.name {
+                    try dropIndex(index.name)
                 }
                 for (first, second) in pairs {
                     try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(first)) TO \"_swapping\"")
@@ -270,7 +270,7 @@ struct SQLiteSchemaMigration {
 
     /// Renames, adds and drops the columns of one entity table.
     private func migrateColumns(
-        _ db: Database, table: StoreLayout.Table, oldTable: StoreLayout.Table, indexes: [(String, String)],
+        _ db: Database, table: StoreLayout.Table, oldTable: StoreLayout.Table, indexes: [StoredIndex],
         dropIndex: (String) throws -> Void
     ) throws -> Int {
         let oldColumns = Set(oldTable.columns.map(\.name))
@@ -303,12 +303,10 @@ struct SQLiteSchemaMigration {
         let renamed = origins.filter { $0.key != $0.value }
         let kept = Set(origins.values)
         let dropped = oldColumns.subtracting(kept)
-        if !renamed.isEmpty || !dropped.isEmpty {
-            // Columns an index covers cannot be dropped; renames carry indexes along, but the
-            // rebuilt layout decides their final shape.
-            for (name, indexTable) in indexes where indexTable == oldTable.name || indexTable == table.name {
-                try dropIndex(name)
-            }
+        // Columns an index covers cannot be dropped; renamed ones carry their indexes along
+        // (SQLite rewrites them), so those indexes stay and are not rebuilt.
+        for index in indexes where index.table == oldTable.name || index.table == table.name {
+            if dropped.contains(where: { index.sql.contains(quoted($0)) }) { try dropIndex(index.name) }
         }
         for column in dropped.sorted() {
             try db.execute(sql: "ALTER TABLE \(quoted(table.name)) DROP COLUMN \(quoted(column))")
@@ -324,6 +322,13 @@ struct SQLiteSchemaMigration {
             try db.execute(sql: "ALTER TABLE \(quoted(table.name)) ADD COLUMN \(quoted(column.name)) \(column.type)")
         }
         return 0
+    }
+
+    /// An index as `sqlite_master` records it.
+    struct StoredIndex {
+        var name: String
+        var table: String
+        var sql: String
     }
 
     private func update(_ db: Database, _ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {

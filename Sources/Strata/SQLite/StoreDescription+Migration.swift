@@ -66,6 +66,14 @@ extension StoreDescription {
     /// the copy, which replaces the store only when every stage succeeded.
     func makeMigrationCopy() throws -> StoreDescription {
         guard case .sqlite(let url) = kind else { return self }
+        // Copies of migrations killed half-way: no migration of this store runs now (a
+        // migration needs the store to itself), so they are abandoned.
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(prefix) && name.hasSuffix(SQLiteStore.migratingSuffix) {
+            SQLiteStore.removeFiles(at: folder.appendingPathComponent(name))
+        }
         let copy = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent)-\(UUID().uuidString)\(SQLiteStore.migratingSuffix)")
         do {

@@ -206,3 +206,49 @@ enum StudentVersions: String, ModelVersion {
         #expect(try StudentVersions.versionsForStore(at: url) == [.v2])
     }
 }
+
+/// The same four versions, read from `Students.xcdatamodeld`.
+enum StudentBundleVersions: String, ModelVersion {
+    case v1 = "Students"
+    case v2 = "Students 2"
+    case v3 = "Students 3"
+    case v4 = "Students 4"
+
+    static func bundle() throws -> XcodeModelBundle {
+        guard let fixtures = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+            throw StrataError(.modelFileNotFound, "The test bundle has no Fixtures folder.")
+        }
+        return try XcodeModelBundle.load(contentsOf: fixtures.appendingPathComponent("Students.xcdatamodeld"))
+    }
+
+    var modelVersion: Schema {
+        get throws {
+            guard let version = try Self.bundle().version(named: rawValue) else {
+                throw StrataError(.modelFileNotFound, "Students.xcdatamodeld has no version \(rawValue)")
+            }
+            return version.schema
+        }
+    }
+}
+
+extension StagedMigrationTests {
+    @Test func theXcodeModelHasTheSameVersionsAsTheModelInCode() throws {
+        let bundle = try StudentBundleVersions.bundle()
+        #expect(bundle.versions.map(\.name) == ["Students", "Students 2", "Students 3", "Students 4"])
+        #expect(bundle.currentVersionName == "Students 4")
+        for (fromBundle, inCode) in zip(StudentBundleVersions.allCases, StudentVersions.allCases) {
+            let difference = try inCode.modelVersion.difference(from: fromBundle.modelVersion)
+            #expect(difference.isEmpty, "\(fromBundle.rawValue): \(difference)")
+        }
+    }
+
+    @Test func aStoreWrittenInCodeMigratesThroughTheXcodeModelsVersions() throws {
+        try makeV1Store(students: [("Ada", 1)])
+        try StudentVersions.migrationManager().migrateStore(at: url, to: .v2)
+        #expect(try StudentBundleVersions.versionsForStore(at: url) == [.v2])
+        let plan = try StudentBundleVersions.migrationManager().migrateStore(at: url)
+        #expect(plan.stages.map(\.label) == ["Lightweight: Students 2 to Students 3", "Lightweight: Students 3 to Students 4"])
+        #expect(try StudentBundleVersions.versionsForStore(at: url) == [.v4])
+        #expect(try StudentVersions.versionsForStore(at: url) == [.v4])
+    }
+}

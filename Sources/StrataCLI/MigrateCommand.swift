@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata versions STORE --model Model.xcdatamodeld`: which version of a versioned model wrote
+/// a store.
+struct VersionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "versions",
+        abstract: "Report which version of a model wrote a store.",
+        discussion: """
+            Compares the schema the store records with each version of the model, without writing \
+            to the store. Exits with status 1 when no version matches.
+
+            Examples:
+              strata versions Students.sqlite --model Students.xcdatamodeld
+            """)
+
+    @Argument(help: "The SQLite store file.")
+    var store: String
+
+    @Option(help: "The versioned Xcode model (.xcdatamodeld).")
+    var model: String
+
+    func run() throws {
+        var output = StandardOutput()
+        do {
+            let bundle = try XcodeModelBundle.load(contentsOf: URL(fileURLWithPath: model))
+            let matching = try BundleVersion.$bundle.withValue(bundle) {
+                try BundleVersion.versionsForStore(at: URL(fileURLWithPath: store))
+            }
+            for (index, version) in bundle.versions.enumerated() {
+                var marks: [String] = []
+                if matching.contains(where: { $0.index == index }) { marks.append("store") }
+                if version.name == bundle.currentVersionName { marks.append("current") }
+                print("\(version.name)\(marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))")", to: &output)
+            }
+            guard !matching.isEmpty else {
+                FileHandle.standardError.write(Data("error: no version of \(model) wrote \(store).\n".utf8))
+                throw ExitCode.failure
+            }
+        } catch let error as StrataError {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// `strata migrate STORE --model Model.xcdatamodeld [--to VERSION] [--dry-run]`: migrates a
+/// store through the versions of a model, lightweight.
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to a version of its model (lightweight stages).",
+        discussion: """
+            Detects the version that wrote the store, prints the plan (one lightweight stage per \
+            version and the changes each infers) and runs it: atomically, so the store is either \
+            migrated or left as it was. Changes that need code (a type change, say) are refused; \
+            migrate those from the app with a custom stage.
+
+            Examples:
+              strata migrate Students.sqlite --model Students.xcdatamodeld --dry-run
+              strata migrate Students.sqlite --model Students.xcdatamodeld --to "Students 3"
+            """)
+
+    @Argument(help: "The SQLite store file.")
+    var store: String
+
+    @Option(help: "The versioned Xcode model (.xcdatamodeld).")
+    var model: String
+
+    @Option(help: "The version to migrate to (default: the model's current version).")
+    var to: String?
+
+    @Flag(help: "Print the plan without migrating.")
+    var dryRun = false
+
+    func run() throws {
+        var output = StandardOutput()
+        do {
+            let bundle = try XcodeModelBundle.load(contentsOf: URL(fileURLWithPath: model))
+            try BundleVersion.$bundle.withValue(bundle) {
+                let target: BundleVersion
+                if let to {
+                    guard let index = bundle.versions.firstIndex(where: { $0.name == to }) else {
+                        throw StrataError(
+                            .migrationFailed,
+                            "\(model) has no version \(to); it has \(bundle.versions.map(\.name).joined(separator: ", ")).")
+                    }
+                    target = BundleVersion(index: index)
+                } else {
+                    target = .currentVersion
+                }
+                let manager = StagedMigrationManager<BundleVersion>([])
+                let url = URL(fileURLWithPath: store)
+                let plan = try manager.plan(forStoreAt: url, to: target)
+                print(plan.description, to: &output)
+                guard !dryRun, !plan.stages.isEmpty else { return }
+                try manager.migrateStore(at: url, to: target) { progress in
+                    FileHandle.standardError.write(
+                        Data("[\(progress.stage)/\(progress.stageCount)] \(progress.label): \(progress.phase)\n".utf8))
+                }
+                print("Migrated to \(target.versionName).", to: &output)
+            }
+        } catch let error as StrataError {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// The versions of an Xcode model bundle, as a ``ModelVersion`` (the bundle is task-local: the
+/// command sets it for the work it does).
+struct BundleVersion: ModelVersion {
+    /// The version's position in the bundle, oldest first.
+    let index: Int
+
+    @TaskLocal static var bundle: XcodeModelBundle?
+
+    static var allCases: [BundleVersion] { (0..<(bundle?.versions.count ?? 0)).map(BundleVersion.init) }
+
+    static var currentVersion: BundleVersion {
+        BundleVersion(index: bundle.flatMap { bundle in bundle.versions.firstIndex { $0.name == bundle.currentVersionName } } ?? 0)
+    }
+
+    var versionName: String { Self.bundle.map { $0.versions[index].name } ?? "\(index)" }
+
+    var modelVersion: Schema {
+        get throws {
+            guard let bundle = Self.bundle, bundle.versions.indices.contains(index) else {
+                throw StrataError(.migrationFailed, "No model bundle is loaded.")
+            }
+            return bundle.versions[index].schema
+        }
+    }
+}

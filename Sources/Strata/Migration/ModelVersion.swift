@@ -97,8 +97,14 @@ extension ModelVersion {
     /// - Throws: ``StrataError`` when there is no readable store at `url`, or a version's
     ///   schema cannot be made.
     public static func versionsForStore(at url: URL) throws -> [Self] {
-        guard let recorded = try StoreDescription.sqlite(url).recordedSchema() else {
-            throw StrataError(.storeNotWritable, "There is no store at \(url.path).", fileURL: url)
+        try versionsForStore(.sqlite(url))
+    }
+
+    /// The versions whose schema wrote the store `description` names (see
+    /// ``versionsForStore(at:)``).
+    public static func versionsForStore(_ description: StoreDescription) throws -> [Self] {
+        guard let recorded = try description.recordedSchema() else {
+            throw StrataError(.storeNotWritable, "There is no store to detect the version of: \(description.kind).")
         }
         return try allCases.filter { try $0.modelVersion.versionHash == recorded.versionHash }
     }

@@ -31,12 +31,18 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     /// - Throws: ``StrataError/Code/migrationFailed`` when the store matches no version or is
     ///   newer than `target`; the errors of reading the store.
     public func plan(forStoreAt url: URL, to target: Version = .currentVersion) throws -> MigrationPlan<Version> {
-        let detected = try Version.versionsForStore(at: url)
+        try plan(forStore: .sqlite(url), to: target)
+    }
+
+    /// What migrating the store `description` names to `target` would do, without doing it.
+    public func plan(forStore description: StoreDescription, to target: Version = .currentVersion) throws
+        -> MigrationPlan<Version>
+    {
+        let detected = try Version.versionsForStore(description)
         guard let source = detected.first else {
             throw StrataError(
                 .migrationFailed,
-                "The store at \(url.path) was written with a schema that matches none of \(Version.self)'s versions (\(Version.allCases.map(\.versionName).joined(separator: ", "))).",
-                fileURL: url)
+                "The store \(description.kind) was written with a schema that matches none of \(Version.self)'s versions (\(Version.allCases.map(\.versionName).joined(separator: ", "))).")
         }
         return try plan(from: source, to: target)
     }
@@ -89,9 +95,17 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     public func migrateStore(
         at url: URL, to target: Version = .currentVersion, progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws -> MigrationPlan<Version> {
-        let plan = try plan(forStoreAt: url, to: target)
+        try migrateStore(.sqlite(url), to: target, progress: progress)
+    }
+
+    /// Migrates the store `description` names (see ``migrateStore(at:to:progress:)``).
+    @discardableResult
+    public func migrateStore(
+        _ description: StoreDescription, to target: Version = .currentVersion,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws -> MigrationPlan<Version> {
+        let plan = try plan(forStore: description, to: target)
         guard !plan.stages.isEmpty else { return plan }
-        let description = StoreDescription.sqlite(url)
         let steps = try plan.stages.map {
             StoreMigrationStep(source: try $0.source.modelVersion, destination: try $0.destination.modelVersion, label: $0.label)
         }

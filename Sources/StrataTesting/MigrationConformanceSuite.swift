@@ -1,0 +1,195 @@
+import Foundation
+import Strata
+import Testing
+
+/// The migration checks every persistent store must pass: a store of one model version
+/// migrates to the next keeping its data, refuses what it cannot migrate without a trace, and
+/// reports the version that wrote it.
+///
+/// ```swift
+/// @Test(arguments: MigrationConformanceSuite.Check.allCases)
+/// func migrates(check: MigrationConformanceSuite.Check) throws {
+///     let directory = try TemporaryDirectory()
+///     let suite = MigrationConformanceSuite { .sqlite(directory.url.appendingPathComponent("\(UUID()).sqlite")) }
+///     try suite.run(check)
+/// }
+/// ```
+public struct MigrationConformanceSuite: Sendable {
+    /// One check of the suite.
+    public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case lightweightStepsKeepTheData
+        case aFailingStageLeavesTheStoreAsItWas
+        case aConstraintViolationLeavesTheStoreAsItWas
+        case theVersionThatWroteAStoreIsDetected
+        case customStagesRunOnTheSchemaOfTheirSide
+
+        /// The check's name.
+        public var testDescription: String { rawValue }
+    }
+
+    /// Makes the description of a new, empty store each time it is called.
+    public let makeStoreDescription: @Sendable () throws -> StoreDescription
+
+    /// A suite over stores `makeStoreDescription` describes.
+    public init(makeStoreDescription: @escaping @Sendable () throws -> StoreDescription) {
+        self.makeStoreDescription = makeStoreDescription
+    }
+
+    /// Runs one check.
+    public func run(_ check: Check) throws {
+        switch check {
+        case .lightweightStepsKeepTheData: try lightweightStepsKeepTheData()
+        case .aFailingStageLeavesTheStoreAsItWas: try aFailingStageLeavesTheStoreAsItWas()
+        case .aConstraintViolationLeavesTheStoreAsItWas: try aConstraintViolationLeavesTheStoreAsItWas()
+        case .theVersionThatWroteAStoreIsDetected: try theVersionThatWroteAStoreIsDetected()
+        case .customStagesRunOnTheSchemaOfTheirSide: try customStagesRunOnTheSchemaOfTheirSide()
+        }
+    }
+
+    // MARK: The model
+
+    /// v1: books with tags; v2: `title` renamed to `name`, a required `pages` with a default,
+    /// `Tag` renamed to `Label`; v3: `name` unique.
+    enum Versions: String, ModelVersion {
+        case v1, v2, v3
+
+        var modelVersion: Schema {
+            get throws {
+                var book = EntityDescription(
+                    name: "Book",
+                    attributes: [AttributeDescription(name: "title", type: .string, defaultValue: .string(""))],
+                    relationships: [RelationshipDescription(name: "tags", destination: "Tag", inverse: "books", isToMany: true)])
+                var tag = EntityDescription(
+                    name: "Tag", attributes: [AttributeDescription(name: "word", type: .string, defaultValue: .string(""))],
+                    relationships: [RelationshipDescription(name: "books", destination: "Book", inverse: "tags", isToMany: true)])
+                if self != .v1 {
+                    book.attributes = [
+                        AttributeDescription(name: "name", type: .string, defaultValue: .string(""), renamingIdentifier: "title"),
+                        AttributeDescription(name: "pages", type: .integer32, defaultValue: .integer(100)),
+                    ]
+                    tag.name = "Label"
+                    tag.renamingIdentifier = "Tag"
+                    book.relationships[0].destinationEntityName = "Label"
+                }
+                if self == .v3 { book.uniquenessConstraints = [["name"]] }
+                return try Schema([book, tag])
+            }
+        }
+    }
+
+    /// Writes v1 books titled `titles`, each tagged "old".
+    private func makeV1Store(_ titles: [String]) throws -> StoreDescription {
+        let description = try makeStoreDescription()
+        let schema = try Versions.v1.modelVersion
+        let container = try PersistentContainer(name: "Migration", schema: schema, storeDescriptions: [description])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        let tag = try insert("Tag", in: context, ["word": "old"])
+        for title in titles {
+            let book = try insert("Book", in: context, ["title": title])
+            try book.setValue(Set([tag]), forKey: "tags")
+        }
+        try context.save()
+        return description
+    }
+
+    private func insert(_ entity: String, in context: ObjectContext, _ values: [String: any Sendable]) throws -> ManagedObject {
+        let object = ManagedObject(entity: try #require(context.schema.entity(named: entity)))
+        context.insert(object)
+        for (key, value) in values { try object.setValue(value, forKey: key) }
+        return object
+    }
+
+    private func open(_ description: StoreDescription, at version: Versions) throws -> PersistentContainer {
+        try PersistentContainer(name: "Migration", schema: try version.modelVersion, storeDescriptions: [description])
+    }
+
+    private func titles(in description: StoreDescription, at version: Versions) throws -> [String] {
+        let container = try open(description, at: version)
+        defer { try? container.close() }
+        let key = version == .v1 ? "title" : "name"
+        return try container.newBackgroundContext()
+            .fetch(FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [FetchSortDescriptor(key: key)]))
+            .map { try $0.value(forKey: key) as? String ?? "" }
+    }
+
+    // MARK: Checks
+
+    func lightweightStepsKeepTheData() throws {
+        let description = try makeV1Store(["Dune", "Emma"])
+        try Versions.migrationManager().migrateStore(description, to: .v3)
+        #expect(try Versions.versionsForStore(description) == [.v3])
+        #expect(try titles(in: description, at: .v3) == ["Dune", "Emma"])
+        let container = try open(description, at: .v3)
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        let books = try context.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+        #expect(try books.map { try $0.value(forKey: "pages") as? Int32 } == [100, 100])
+        let labels = try books.map { try ($0.value(forKey: "tags") as? Set<ManagedObject>)?.count }
+        #expect(labels == [1, 1])
+        // The new uniqueness constraint holds from now on.
+        _ = try insert("Book", in: context, ["name": "Dune"])
+        #expect(throws: StrataError.self) { try context.save() }
+    }
+
+    func aFailingStageLeavesTheStoreAsItWas() throws {
+        struct Refused: Error {}
+        let description = try makeV1Store(["Dune"])
+        let manager = StagedMigrationManager<Versions>([
+            Versions.v1.migrationStage(toVersion: .v2, label: "Refuse", postMigration: { _ in throw Refused() })
+        ])
+        let error = #expect(throws: StrataError.self) { try manager.migrateStore(description, to: .v3) }
+        #expect(error?.code == .migrationFailed)
+        #expect(try Versions.versionsForStore(description) == [.v1])
+        #expect(try titles(in: description, at: .v1) == ["Dune"])
+    }
+
+    func aConstraintViolationLeavesTheStoreAsItWas() throws {
+        let description = try makeV1Store(["Dune", "Dune", "Emma"])
+        let error = #expect(throws: StrataError.self) { try Versions.migrationManager().migrateStore(description, to: .v3) }
+        #expect(error?.code == .constraintConflict)
+        #expect(try Versions.versionsForStore(description) == [.v1])
+        #expect(try titles(in: description, at: .v1) == ["Dune", "Dune", "Emma"])
+        // Migrating as far as the data allows works.
+        try Versions.migrationManager().migrateStore(description, to: .v2)
+        #expect(try titles(in: description, at: .v2) == ["Dune", "Dune", "Emma"])
+    }
+
+    func theVersionThatWroteAStoreIsDetected() throws {
+        let description = try makeV1Store([])
+        #expect(try Versions.versionsForStore(description) == [.v1])
+        let plan = try Versions.migrationManager().plan(forStore: description)
+        #expect(plan.source == .v1 && plan.destination == .v3 && plan.stages.count == 2)
+        try Versions.migrationManager().migrateStore(description, to: .v2)
+        #expect(try Versions.versionsForStore(description) == [.v2])
+        let container = try open(description, at: .v2)
+        defer { try? container.close() }
+        #expect(try Versions.versions(compatibleWith: container) == [.v2])
+    }
+
+    func customStagesRunOnTheSchemaOfTheirSide() throws {
+        let description = try makeV1Store(["dune"])
+        let manager = StagedMigrationManager<Versions>([
+            Versions.v1.migrationStage(
+                toVersion: .v2, label: "Capitalize",
+                preMigration: { context in
+                    for book in try context.fetch(FetchRequest<ManagedObject>(entityName: "Book")) {
+                        let title = try book.value(forKey: "title") as? String ?? ""
+                        try book.setValue(title.capitalized, forKey: "title")
+                    }
+                },
+                postMigration: { context in
+                    for book in try context.fetch(FetchRequest<ManagedObject>(entityName: "Book")) {
+                        try book.setValue(Int32(412), forKey: "pages")
+                    }
+                })
+        ])
+        try manager.migrateStore(description, to: .v3)
+        #expect(try titles(in: description, at: .v3) == ["Dune"])
+        let container = try open(description, at: .v3)
+        defer { try? container.close() }
+        let pages = try container.newBackgroundContext().fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+            .map { try $0.value(forKey: "pages") as? Int32 }
+        #expect(pages == [412])
+    }
+}

@@ -80,10 +80,6 @@ struct SQLiteSchemaMigration {
                     throw unsupported("\"\(entity.name).\(relationship.name) becomes a relationship (it was an attribute)\"")
                 }
                 guard let previous = oldEntity.relationship(named: previousName), !previous.isTransient else { continue }
-                if previous.isToMany != relationship.isToMany {
-                    throw unsupported(
-                        "\"\(entity.name).\(relationship.name) changes from to-\(previous.isToMany ? "many" : "one") to to-\(relationship.isToMany ? "many" : "one")\"")
-                }
                 if entityOrigin[relationship.destinationEntityName] != previous.destinationEntityName {
                     throw unsupported(
                         "\"\(entity.name).\(relationship.name) changes destination from \(previous.destinationEntityName) to \(relationship.destinationEntityName)\"")
@@ -92,9 +88,12 @@ struct SQLiteSchemaMigration {
                 let newInverse = relationship.inverseName.flatMap {
                     new.entity(named: relationship.destinationEntityName)?.relationship(named: $0)
                 }
-                if relationship.isToMany, (oldInverse?.isToMany == false) != (newInverse?.isToMany == false) {
+                let storageChanges =
+                    previous.isToMany != relationship.isToMany
+                    || (relationship.isToMany && (oldInverse?.isToMany == false) != (newInverse?.isToMany == false))
+                if storageChanges, previous.isOrdered || relationship.isOrdered {
                     throw unsupported(
-                        "\"\(entity.name).\(relationship.name) changes how it is stored (its inverse becomes or stops being to-one)\"")
+                        "\"\(entity.name).\(relationship.name) changes how an ordered relationship is stored\"")
                 }
                 if previous.isOrdered != relationship.isOrdered {
                     throw unsupported("\"\(entity.name).\(relationship.name) becomes \(relationship.isOrdered ? "ordered" : "unordered")\"")
@@ -112,9 +111,126 @@ struct SQLiteSchemaMigration {
 
     // MARK: Applying
 
+    /// Where the links of one relationship live: a foreign-key column of the owner's table, the
+    /// inverse's foreign-key column in the destination's table, or a join table.
+    enum LinkStorage: Hashable {
+        case column(table: String, column: String, kinds: [String])
+        case inverseColumn(table: String, column: String, kinds: [String])
+        case joinTable(table: String, source: String, target: String)
+    }
+
+    static func linkStorage(of relationshipIndex: Int, in entity: Entity, layout: StoreLayout, schema: Schema) -> LinkStorage? {
+        guard let own = layout.entities[entity.name] else { return nil }
+        if let column = own.toOneColumns[relationshipIndex] {
+            return .column(table: own.table, column: column, kinds: own.kindNames)
+        }
+        switch own.toMany[relationshipIndex] {
+        case .inverseColumn(let table, let column, _)?:
+            let destination = schema.entity(named: entity.relationships[relationshipIndex].destinationEntityName)
+            return .inverseColumn(table: table, column: column, kinds: destination.map { $0.kindNames.sorted() } ?? [])
+        case .joinTable(let table, let source, let target, _)?:
+            return .joinTable(table: table, source: source, target: target)
+        case nil:
+            return nil
+        }
+    }
+
+    /// A relationship whose links move to storage of another kind.
+    struct MovedLinks {
+        var entity: String
+        var relationship: String
+        var old: LinkStorage
+        var new: LinkStorage
+        var temporaryTable: String
+    }
+
+    /// The relationships whose storage changes kind (to-one ↔ to-many, or an inverse that
+    /// becomes or stops being to-one).
+    private func movedLinks() -> [MovedLinks] {
+        var moved: [MovedLinks] = []
+        for entity in new.entities {
+            guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName) else { continue }
+            for (index, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
+                // Inherited relationships are the declaring entity's.
+                guard entity.superentity?.relationship(named: relationship.name) == nil,
+                    let previousName = origin(ofProperty: relationship.name, renamingIdentifier: relationship.renamingIdentifier, in: entity),
+                    let oldIndex = oldEntity.relationships.firstIndex(where: { $0.name == previousName }),
+                    !oldEntity.relationships[oldIndex].isTransient,
+                    let before = Self.linkStorage(of: oldIndex, in: oldEntity, layout: oldLayout, schema: old),
+                    let after = Self.linkStorage(of: index, in: entity, layout: newLayout, schema: new)
+                else { continue }
+                let sameKind: Bool
+                switch (before, after) {
+                case (.column, .column), (.inverseColumn, .inverseColumn), (.joinTable, .joinTable): sameKind = true
+                default: sameKind = false
+                }
+                guard !sameKind else { continue }
+                moved.append(
+                    MovedLinks(
+                        entity: entity.name, relationship: relationship.name, old: before, new: after,
+                        temporaryTable: "_strata_links_\(moved.count)"))
+            }
+        }
+        return moved
+    }
+
+    /// Copies the links of `moved` into a temporary table of (owner key, destination key).
+    private func captureLinks(_ db: Database, _ moved: MovedLinks) throws {
+        try db.execute(sql: "CREATE TEMP TABLE \(quoted(moved.temporaryTable)) (a INTEGER NOT NULL, b INTEGER NOT NULL)")
+        let select: String
+        switch moved.old {
+        case .column(let table, let column, let kinds):
+            select = "SELECT \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(column)) FROM \(quoted(table)) WHERE \(quoted(column)) IS NOT NULL\(Self.kindsClause(kinds))"
+        case .inverseColumn(let table, let column, let kinds):
+            select = "SELECT \(quoted(column)), \(quoted(StoreLayout.primaryKeyColumn)) FROM \(quoted(table)) WHERE \(quoted(column)) IS NOT NULL\(Self.kindsClause(kinds))"
+        case .joinTable(let table, let source, let target):
+            select = "SELECT \(quoted(source)), \(quoted(target)) FROM \(quoted(table))"
+        }
+        try db.execute(sql: "INSERT INTO temp.\(quoted(moved.temporaryTable)) (a, b) \(select)")
+    }
+
+    /// Writes the captured links of `moved` into their new storage; refuses links a to-one
+    /// side cannot hold (an object linked to several).
+    private func restoreLinks(_ db: Database, _ moved: MovedLinks, url: URL?) throws -> Int {
+        defer { try? db.execute(sql: "DROP TABLE temp.\(quoted(moved.temporaryTable))") }
+        let links = "temp.\(quoted(moved.temporaryTable))"
+        func refuseSeveral(_ side: String) throws {
+            let keys = try String.fetchAll(
+                db, sql: "SELECT \(side) FROM \(links) GROUP BY \(side) HAVING COUNT(*) > 1 LIMIT 5")
+            guard keys.isEmpty else {
+                throw StrataError(
+                    .unsupportedMigration,
+                    "\(moved.entity).\(moved.relationship) becomes to-one, but stored objects (rows \(keys.joined(separator: ", "))) are related to more than one object; keep one link each in a custom stage first. The store\(url.map { " at \($0.path)" } ?? "") was not modified.",
+                    entityName: moved.entity, propertyName: moved.relationship, fileURL: url)
+            }
+        }
+        let key = quoted(StoreLayout.primaryKeyColumn)
+        switch moved.new {
+        case .column(let table, let column, _):
+            try refuseSeveral("a")
+            try db.execute(
+                sql: "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT b FROM \(links) WHERE a = \(quoted(table)).\(key)) WHERE \(key) IN (SELECT a FROM \(links))")
+        case .inverseColumn(let table, let column, _):
+            try refuseSeveral("b")
+            try db.execute(
+                sql: "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT a FROM \(links) WHERE b = \(quoted(table)).\(key)) WHERE \(key) IN (SELECT b FROM \(links))")
+        case .joinTable(let table, let source, let target):
+            try db.execute(
+                sql: "INSERT INTO \(quoted(table)) (\(quoted(source)), \(quoted(target))) SELECT a, b FROM \(links) l WHERE NOT EXISTS (SELECT 1 FROM \(quoted(table)) j WHERE j.\(quoted(source)) = l.a AND j.\(quoted(target)) = l.b)")
+        }
+        return db.changesCount
+    }
+
+    static func kindsClause(_ kinds: [String]) -> String {
+        kinds.isEmpty ? "" : " AND \(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")"
+    }
+
     /// Applies the step in `db`'s open transaction; returns the number of rows it changed.
     func apply(_ db: Database, url: URL?) throws -> Int {
         var rows = 0
+        // Links whose storage changes kind are read before their old storage goes.
+        let moved = movedLinks()
+        for links in moved { try captureLinks(db, links) }
         let oldTables = Dictionary(oldLayout.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let existingIndexes = try Row.fetchAll(
             db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
@@ -247,6 +363,19 @@ struct SQLiteSchemaMigration {
                     db, "UPDATE \(quoted(layout.table)) SET \(quoted(column)) = ? WHERE \(quoted(column)) IS NULL\(scope)",
                     [SQLiteValueCoding.databaseValue(attribute.defaultValue)])
             }
+        }
+
+        for links in moved { rows += try restoreLinks(db, links, url: url) }
+        // To-one columns that name their target's entity follow the moved links.
+        for links in moved {
+            guard case .column(let table, let column, _) = links.new,
+                let entityColumn = newLayout.tables.first(where: { $0.name == table })?.columns.first(where: { $0.name == "_\(column)_entity" }),
+                let relationship = new.entity(named: links.entity)?.relationship(named: links.relationship),
+                let destination = new.entity(named: relationship.destinationEntityName)
+            else { continue }
+            let destinationTable = quoted(destination.rootEntity.name)
+            try db.execute(
+                sql: "UPDATE \(quoted(table)) SET \(quoted(entityColumn.name)) = (SELECT \(quoted(StoreLayout.entityColumn)) FROM \(destinationTable) WHERE \(destinationTable).\(quoted(StoreLayout.primaryKeyColumn)) = \(quoted(table)).\(quoted(column))) WHERE \(quoted(column)) IS NOT NULL")
         }
 
         // Indexes and uniqueness constraints of the new layout; data that breaks a new

@@ -199,4 +199,60 @@ enum TwoVersions: String, ModelVersion {
         let error = try expectRefused(Self.movies, new, code: .unsupportedMigration)
         #expect(error?.message.contains("Tag moves from parent none to Item") == true)
     }
+
+    @Test func aToOneBecomingToManyMovesItsLinksToAJoinTable() throws {
+        // Review.movie (to-one) becomes Review.movies (to-many): one-to-many becomes many-to-many.
+        var new = Self.movies
+        new[2].relationships[0] = RelationshipDescription(
+            name: "movies", destination: "Movie", inverse: "reviews", isToMany: true, renamingIdentifier: "movie")
+        new[0].relationships[1].inverseName = "movies"
+        let container = try migrate(Self.movies, new)
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        let reviews = try context.fetch(FetchRequest<ManagedObject>(entityName: "Review"))
+        #expect(reviews.count == 2)
+        for review in reviews {
+            let movies = try #require(try review.value(forKey: "movies") as? Set<ManagedObject>)
+            #expect(try movies.map { try $0.value(forKey: "title") as? String } == ["Heat"])
+        }
+        let heat = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Movie", predicate: try FetchPredicate(format: "title == 'Heat'"))).first)
+        #expect((try heat.value(forKey: "reviews") as? Set<ManagedObject>)?.count == 2)
+    }
+
+    @Test func aToManyBecomingToOneKeepsSingleLinksAndRefusesSeveral() throws {
+        // Movie.reviews ↔ Review.movie becomes one-to-one: every review has one movie, but Heat
+        // has two reviews, so the migration is refused, naming Heat's row.
+        var new = Self.movies
+        new[0].relationships[1] = RelationshipDescription(name: "reviews", destination: "Review", inverse: "movie")
+        let error = try expectRefused(Self.movies, new, code: .unsupportedMigration)
+        #expect(error?.message.contains("Movie.reviews becomes to-one") == true)
+        #expect(error?.message.contains("rows 1") == true)
+    }
+
+    @Test func aManyToManyBecomingOneToManyMovesItsLinksToAColumn() throws {
+        // Tag.movies (many-to-many with Movie.tags) becomes Tag.movie, to-one: each movie
+        // then has many tags, each tag one movie. Give each tag one movie first.
+        var old = Self.movies
+        old.removeAll { $0.name == "Short" }
+        var new = old
+        new[1].relationships[0] = RelationshipDescription(name: "movie", destination: "Movie", inverse: "tags", renamingIdentifier: "movies")
+        new[0].relationships[0].inverseName = "movie"
+        let schemas: [TwoVersions: Schema] = [.old: try Schema(old), .new: try Schema(new)]
+        let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.old]), storeDescriptions: [.sqlite(url)])
+        let context = container.newBackgroundContext()
+        let heat = try insert("Movie", in: context, ["title": "Heat", "year": Int16(1995)])
+        let thief = try insert("Movie", in: context, ["title": "Thief", "year": Int16(1981)])
+        try insert("Tag", in: context, ["name": "crime"]).setValue(Set([heat]), forKey: "movies")
+        try insert("Tag", in: context, ["name": "night"]).setValue(Set([thief]), forKey: "movies")
+        _ = try insert("Tag", in: context, ["name": "unused"])
+        try context.save()
+        try container.close()
+        try TwoVersions.$schemas.withValue(schemas) { try TwoVersions.migrationManager().migrateStore(at: url) }
+        let migrated = try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
+        defer { try? migrated.close() }
+        let tags = try migrated.newBackgroundContext().fetch(
+            FetchRequest<ManagedObject>(entityName: "Tag", sortDescriptors: [FetchSortDescriptor(key: "name")]))
+        let movies = try tags.map { try ($0.value(forKey: "movie") as? ManagedObject)?.value(forKey: "title") as? String }
+        #expect(movies == ["Heat", "Thief", nil])
+    }
 }

@@ -158,21 +158,19 @@ extension ObjectContext {
     /// Deletes the object of `persistable` and saves the context, as the Rx kit's `delete`
     /// does. A value with no object is left alone (nothing is saved).
     ///
-    /// - Throws: The fetch's or the save's error (the deletion is rolled back when the save
-    ///   fails).
+    /// - Throws: The fetch's or the save's error. When the save fails, the deletion stays
+    ///   pending in the context with its other unsaved changes, as after any failed save: fix
+    ///   the cause and save again, or roll back.
     public func delete<P: PersistableValue>(_ persistable: P) throws {
         guard let object = try existingObject(for: persistable) else { return }
         delete(object)
-        do {
-            try save()
-        } catch {
-            rollback()
-            throw error
-        }
+        try save()
     }
 
     /// Runs `updateAction` in a new child context, then saves the child and this context only
-    /// if it changed anything. Errors propagate; the child's changes are then discarded.
+    /// if it changed anything. Errors propagate: one thrown by `updateAction` (or by the child's
+    /// save) leaves this context untouched; when this context's save fails, the child's changes
+    /// stay in it, unsaved, as in Core Data.
     ///
     /// ```swift
     /// try context.performUpdate { child in

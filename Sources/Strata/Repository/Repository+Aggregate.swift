@@ -180,7 +180,7 @@ extension Repository {
         do {
             try Task.checkCancellation()
             let container = container
-            return try await Task.detached { try body(container.newBackgroundContext()) }.value
+            return try await Self.detached { try body(container.newBackgroundContext()) }
         } catch {
             throw RepositoryError(error)
         }

@@ -274,12 +274,12 @@ extension Repository {
         let container = container
         do {
             try Task.checkCancellation()
-            return try await Task.detached {
+            return try await Self.detached {
                 let context = container.newBackgroundContext()
                 context.name = "repository"
                 context.transactionAuthor = author
                 return try body(context)
-            }.value
+            }
         } catch {
             throw RepositoryError(error)
         }

@@ -38,8 +38,13 @@ public final class Repository: Sendable {
 
     /// The transaction of the current task, if it is one of this repository's container.
     var currentTransaction: Transaction? {
-        guard let transaction = Transaction.current, transaction.container === container else { return nil }
-        return transaction
+        Transaction.running.last { $0.container === container }
+    }
+
+    /// Runs `work` on a task of its own; cancelling the caller cancels it.
+    static func detached<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let task = Task.detached(operation: work)
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
     /// Runs `body` in a scratch pad and, when `saving`, saves what it changed with `author`;
@@ -54,17 +59,20 @@ public final class Repository: Sendable {
                 return try await transaction.perform(saving: saving, body)
             }
             let container = container
-            return try await Task.detached {
+            return try await Self.detached {
                 let context = container.newBackgroundContext()
                 context.name = "repository"
                 context.transactionAuthor = author
                 let finish = try body(context)
-                if saving, context.hasChanges {
-                    try Task.checkCancellation()
-                    try context.save()
-                }
-                return try finish()
-            }.value
+                guard saving, context.hasChanges else { return try finish() }
+                // The values are made before saving, so that a value that cannot be made
+                // stores nothing.
+                try context.obtainPermanentIDs(for: Array(context.insertedObjects))
+                let result = try finish()
+                try Task.checkCancellation()
+                try context.save()
+                return result
+            }
         } catch {
             throw RepositoryError(error)
         }
@@ -116,11 +124,16 @@ public final class Repository: Sendable {
     /// }
     /// ```
     ///
-    /// - If `block` throws, nothing it wrote is stored, and the error is rethrown.
+    /// - If `block` throws, nothing it wrote is stored, and the error is rethrown. A joined
+    ///   block (a nested `withTransaction`, or one `continuing:` the transaction) that throws
+    ///   abandons the whole transaction even when its caller catches the error: the outermost
+    ///   call then stores nothing and throws that error.
     /// - ``Transaction/cancel()`` stores nothing, and the block's result is returned.
     /// - A call of `withTransaction` inside another one's block joins it (only the outermost
     ///   saves). `continuing:` rejoins a transaction where ``Transaction/current`` does not
-    ///   reach, such as a detached task started from the block.
+    ///   reach, such as a detached task started from the block. Transactions of other
+    ///   containers' repositories run alongside, each with its own calls.
+    /// - A unique-constraint clash fails the call that makes it, as outside a transaction.
     /// - Batch requests (``insert(_:transactionAuthor:)`` and its siblings) write to the store
     ///   at once, as in Core Data: they are not undone with the transaction.
     ///
@@ -136,14 +149,31 @@ public final class Repository: Sendable {
         continuing existingTransaction: Transaction? = nil, transactionAuthor: TransactionAuthor? = nil,
         isolation: isolated (any Actor)? = #isolation, _ block: (Transaction) async throws -> T
     ) async throws -> T {
+        if let existingTransaction, existingTransaction.container !== container {
+            throw RepositoryError(
+                .foreignTransaction,
+                "The transaction to continue writes to another container's stores; continue it with a repository of that container.")
+        }
+        let running = Transaction.running.filter { $0.container !== container }
         if let transaction = existingTransaction ?? currentTransaction {
-            return try await Transaction.$current.withValue(transaction, operation: { try await block(transaction) })
+            do {
+                return try await Transaction.$running.withValue(
+                    running + [transaction], operation: { try await block(transaction) })
+            } catch {
+                // A joined block that throws abandons the whole transaction.
+                transaction.abandon(because: error)
+                throw error
+            }
         }
         let transaction = Transaction(container: container, transactionAuthor: transactionAuthor)
         let result: T
         do {
-            result = try await Transaction.$current.withValue(transaction, operation: { try await block(transaction) })
+            result = try await Transaction.$running.withValue(running + [transaction], operation: { try await block(transaction) })
         } catch {
+            try? await transaction.finish(saving: false)
+            throw error
+        }
+        if let error = transaction.abandonedBy {
             try? await transaction.finish(saving: false)
             throw error
         }

@@ -49,6 +49,13 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
         public static let constraintConflict = Self(rawValue: StrataError.Code.constraintConflict.rawValue)
         /// The transaction's block has returned: a call can no longer join it.
         public static let transactionEnded = Self(rawValue: "transactionEnded")
+        /// A transaction given to `continuing:` belongs to another container's repository.
+        public static let foreignTransaction = Self(rawValue: "foreignTransaction")
+        /// More than one object has the domain key (give the key a uniqueness constraint).
+        public static let ambiguousMatch = Self(rawValue: "ambiguousMatch")
+        /// The object ID names no object of the container's stores: it is temporary (of an
+        /// object never saved), or another store's.
+        public static let unknownObjectID = Self(rawValue: "unknownObjectID")
         /// The task was cancelled before the work was stored.
         public static let cancelled = Self(rawValue: "cancelled")
         /// An error that is not a ``StrataError`` (thrown by a value's own code, say).

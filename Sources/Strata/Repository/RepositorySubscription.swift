@@ -20,7 +20,9 @@ struct RepositorySubscription<Value: Sendable>: Sendable {
     func resultStream() -> AsyncStream<Result<Value, RepositoryError>> {
         let (stream, continuation) = AsyncStream<Result<Value, RepositoryError>>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
-        let stop = start { result in
+        let stopper = Stopper()
+        continuation.onTermination = { _ in stopper.stop() }
+        stopper.set(start { result in
             continuation.yield(result)
             if case .failure = result, failureEnds {
                 continuation.finish()
@@ -29,15 +31,16 @@ struct RepositorySubscription<Value: Sendable>: Sendable {
             return true
         } finish: {
             continuation.finish()
-        }
-        continuation.onTermination = { _ in stop() }
+        })
         return stream
     }
 
     /// The values, ending with the first failure.
     func throwingStream() -> AsyncThrowingStream<Value, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let stop = start { result in
+        let stopper = Stopper()
+        continuation.onTermination = { _ in stopper.stop() }
+        stopper.set(start { result in
             switch result {
             case .success(let value):
                 continuation.yield(value)
@@ -48,8 +51,7 @@ struct RepositorySubscription<Value: Sendable>: Sendable {
             }
         } finish: {
             continuation.finish()
-        }
-        continuation.onTermination = { _ in stop() }
+        })
         return stream
     }
 
@@ -101,5 +103,30 @@ extension Equatable {
     fileprivate func isEqual(to other: Any) -> Bool {
         guard let other = other as? Self else { return false }
         return self == other
+    }
+}
+
+/// The function that stops a subscription, installed before the subscription starts: a stream
+/// that ends at once (a failed first lookup) still stops it.
+private final class Stopper: Sendable {
+    private let state = LockedBox<(stop: (@Sendable () -> Void)?, stopped: Bool)>((nil, false))
+
+    /// Installs `stop`, calling it now when the stream has already ended.
+    func set(_ stop: @escaping @Sendable () -> Void) {
+        let stopNow = state.withLock { state -> Bool in
+            state.stop = stop
+            return state.stopped
+        }
+        if stopNow { stop() }
+    }
+
+    /// Stops the subscription (once it is installed).
+    func stop() {
+        let stop = state.withLock { state -> (@Sendable () -> Void)? in
+            state.stopped = true
+            defer { state.stop = nil }
+            return state.stop
+        }
+        stop?()
     }
 }

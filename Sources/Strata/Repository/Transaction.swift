@@ -6,7 +6,8 @@ import Foundation
 /// block runs, ``current`` is the transaction, and every call of the repository — in the block,
 /// in functions it calls, and in child tasks it starts — joins it: writes go into the
 /// transaction's one context and reach the store together when the block returns, saved once
-/// with the transaction's author. Reads in the transaction see its unsaved writes.
+/// with the transaction's author. Fetches and reads in the transaction see its unsaved
+/// writes; aggregates and subscriptions see what is stored.
 ///
 /// ```swift
 /// let ids = try await repository.withTransaction(transactionAuthor: "import") { transaction in
@@ -19,8 +20,12 @@ import Foundation
 /// `Transaction` is `Sendable`: pass it to a detached task and rejoin it there with
 /// `withTransaction(continuing: transaction)` (task-local values do not reach detached tasks).
 public final class Transaction: Sendable {
-    /// The transaction the current task is running in, if any.
-    @TaskLocal public static var current: Transaction?
+    /// The transactions the current task runs in, innermost last (one per container at most:
+    /// a repository joins the one of its own container).
+    @TaskLocal static var running: [Transaction] = []
+
+    /// The innermost transaction the current task is running in, if any.
+    public static var current: Transaction? { running.last }
 
     /// The container whose stores the transaction writes to.
     public let container: PersistentContainer
@@ -32,7 +37,8 @@ public final class Transaction: Sendable {
 
     private struct State {
         var isCancelled = false
-        var isFinished = false
+        /// The error of a joined block that threw: the transaction is abandoned.
+        var abandonedBy: (any Error)?
     }
 
     init(container: PersistentContainer, transactionAuthor: TransactionAuthor?) {
@@ -42,7 +48,7 @@ public final class Transaction: Sendable {
     }
 
     /// Abandons the transaction's writes: nothing it wrote (or writes from now on) is stored,
-    /// and its reads no longer see them. The block goes on, and
+    /// and its later reads no longer see what it wrote before. The block goes on, and
     /// ``Repository/withTransaction(continuing:transactionAuthor:isolation:_:)`` still returns
     /// its result.
     public func cancel() {
@@ -52,34 +58,36 @@ public final class Transaction: Sendable {
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
+    /// Abandons the transaction because a joined block threw `error` (the first one counts).
+    func abandon(because error: any Error) {
+        state.withLock { state in
+            if state.abandonedBy == nil { state.abandonedBy = error }
+        }
+    }
+
+    /// The error that abandoned the transaction, if one did.
+    var abandonedBy: (any Error)? { state.withLock { $0.abandonedBy } }
+
     /// Runs `body` on a scratch pad child of the transaction's context; the scratch pad's
-    /// changes join the transaction only when `body` and the push succeed.
+    /// changes join the transaction only when `body`, its result and the push all succeed.
     func perform<T: Sendable>(
         saving: Bool, _ body: @escaping @Sendable (ObjectContext) throws -> () throws -> T
     ) async throws -> T {
-        let (cancelled, finished) = state.withLock { ($0.isCancelled, $0.isFinished) }
-        guard !finished else {
-            throw RepositoryError(
-                .transactionEnded,
-                "The transaction has ended; start a new one (continuing: rejoins a transaction only while its block runs).")
-        }
-        return try await worker.run(discardingChanges: cancelled, saving: saving, body)
+        try await worker.run(isCancelled: { [state] in state.withLock { $0.isCancelled } }, saving: saving, body)
     }
 
-    /// Saves the transaction's context (unless cancelled) and ends the transaction.
+    /// Ends the transaction; saves its context unless `saving` is false or it was cancelled.
     func finish(saving: Bool) async throws {
-        let cancelled = state.withLock { state in
-            state.isFinished = true
-            return state.isCancelled
-        }
-        guard saving, !cancelled else { return }
-        try await worker.save(author: transactionAuthor)
+        try await worker.finish(saving: saving, isCancelled: { [state] in state.withLock { $0.isCancelled } }, author: transactionAuthor)
     }
 }
 
-/// The transaction's context, used by one call at a time.
+/// The transaction's context, used by one call at a time; whether the transaction has ended
+/// is decided here too, so that no call can slip in after the save.
 actor TransactionWorker {
     private let context: ObjectContext
+    private var isFinished = false
+    private var wasReset = false
 
     init(container: PersistentContainer) {
         context = container.newBackgroundContext()
@@ -87,22 +95,71 @@ actor TransactionWorker {
     }
 
     func run<T: Sendable>(
-        discardingChanges: Bool, saving: Bool, _ body: @Sendable (ObjectContext) throws -> () throws -> T
+        isCancelled: @Sendable () -> Bool, saving: Bool, _ body: @Sendable (ObjectContext) throws -> () throws -> T
     ) throws -> T {
-        if discardingChanges { context.reset() }
+        guard !isFinished else {
+            throw RepositoryError(
+                .transactionEnded,
+                "The transaction has ended; start a new one (continuing: rejoins a transaction only while its block runs).")
+        }
+        if isCancelled(), !wasReset {
+            context.reset()
+            wasReset = true
+        }
         let scratchPad = ObjectContext(parent: context)
         scratchPad.name = "repositoryScratchPad"
         let finish = try body(scratchPad)
-        if saving, scratchPad.hasChanges {
-            try scratchPad.obtainPermanentIDs(for: Array(scratchPad.insertedObjects))
-            try scratchPad.save()
-        }
-        return try finish()
+        guard saving, scratchPad.hasChanges else { return try finish() }
+        try scratchPad.obtainPermanentIDs(for: Array(scratchPad.insertedObjects))
+        // The store judges uniqueness only when the transaction saves; judge this call's
+        // objects now, so that the call that makes a duplicate is the one that fails.
+        try UniquenessCheck.check(scratchPad)
+        let result = try finish()
+        try scratchPad.save()
+        return result
     }
 
-    func save(author: TransactionAuthor?) throws {
-        guard context.hasChanges else { return }
+    func finish(saving: Bool, isCancelled: @Sendable () -> Bool, author: TransactionAuthor?) throws {
+        isFinished = true
+        guard saving, !isCancelled(), context.hasChanges else { return }
         context.transactionAuthor = author
         try context.save()
+    }
+}
+
+/// Finds the inserted and changed objects of a context that would break a uniqueness
+/// constraint: against each other, the parent's unsaved objects and the store.
+enum UniquenessCheck {
+    static func check(_ context: ObjectContext) throws {
+        let candidates = context.insertedObjects.union(context.updatedObjects)
+        for object in candidates {
+            var declaring: Entity? = object.entity
+            while let entity = declaring {
+                for constraint in entity.declaration.uniquenessConstraints {
+                    try check(object, constraint: constraint, scope: entity, in: context)
+                }
+                declaring = entity.superentity
+            }
+        }
+    }
+
+    private static func check(_ object: ManagedObject, constraint: [String], scope: Entity, in context: ObjectContext) throws {
+        var comparisons: [QueryPredicate] = []
+        var described: [String] = []
+        for key in constraint {
+            guard object.entity.attribute(named: key) != nil else { return }
+            let value = try object.attributeValue(forKey: key)
+            if value == .null { return }  // missing values never conflict
+            comparisons.append(.comparison(.keyPath(key), .equalTo, .value(value)))
+            described.append("\(key) = \(value)")
+        }
+        var request = FetchRequest<ManagedObject>(entityName: scope.name, predicate: FetchPredicate(.and(comparisons)))
+        request.fetchLimit = 2
+        let clash = try context.fetch(request).first { $0 !== object && $0.objectID != object.objectID }
+        guard let clash else { return }
+        throw StrataError(
+            .constraintConflict,
+            "\(object.entity.name) \(object.objectID) has the same \(described.joined(separator: ", ")) as \(clash.objectID), which \(scope.name)'s uniqueness constraint (\(constraint.joined(separator: ", "))) forbids.",
+            entityName: scope.name, objectID: object.objectID)
     }
 }

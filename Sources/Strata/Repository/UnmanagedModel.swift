@@ -140,7 +140,8 @@ extension IdentifiedUnmanagedModel {
 
     /// Finds the object whose domain key is `id`: exactly one must match.
     ///
-    /// - Throws: ``RepositoryError/Code/noMatch`` when none (or several) match.
+    /// - Throws: ``RepositoryError/Code/noMatch`` when none match,
+    ///   ``RepositoryError/Code/ambiguousMatch`` when several do.
     public static func readManaged(id: UnmanagedId, from context: ObjectContext) throws -> ManagedModel {
         let name = KeyPathNames.name(of: unmanagedIdKeyPath, root: ManagedModel.self)
         var request = managedFetchRequest()
@@ -150,7 +151,7 @@ extension IdentifiedUnmanagedModel {
         let objects = try context.fetch(request)
         guard objects.count == 1, let object = objects.first else {
             throw RepositoryError(
-                .noMatch,
+                objects.isEmpty ? .noMatch : .ambiguousMatch,
                 objects.isEmpty
                     ? "No match found when reading \(errorDescription) -- id: \(errorDescription(for: id))."
                     : "More than one match found when reading \(errorDescription) -- id: \(errorDescription(for: id)); a domain key needs a unique constraint.",
@@ -188,6 +189,17 @@ extension IdentifiedUnmanagedModel where Self: ManagedIdReferencable {
 extension FetchableUnmanagedModel {
     /// The live object with `objectID` in `context`, as a `ManagedModel`.
     static func managedObject(with objectID: ObjectID, in context: ObjectContext) throws -> ManagedModel {
+        let root = Self.rootContext(of: context)
+        if objectID.isTemporaryID || objectID.storeIdentifier.flatMap({ root.container?.store(withIdentifier: $0) }) == nil,
+            root.container != nil, context.registeredObject(for: objectID) == nil
+        {
+            throw RepositoryError(
+                .unknownObjectID,
+                "The object ID \(objectID) names no object of this container's stores: it is "
+                    + (objectID.isTemporaryID ? "the temporary ID of an object never saved" : "another store's")
+                    + "; use an ID the repository returned.",
+                typeName: errorDescription, objectID: objectID)
+        }
         let object: ManagedObject
         do {
             object = try context.existingObject(with: objectID)
@@ -209,6 +221,15 @@ extension FetchableUnmanagedModel {
                 typeName: errorDescription, objectID: objectID)
         }
         return typed
+    }
+}
+
+extension FetchableUnmanagedModel {
+    /// The context at the top of `context`'s chain of parents.
+    static func rootContext(of context: ObjectContext) -> ObjectContext {
+        var root = context
+        while let parent = root.parent { root = parent }
+        return root
     }
 }
 

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One object read from a store of another program (a Core Data store), ready to import.
+public struct ImportedObject: Sendable {
+    /// The object's entity.
+    public var entityName: String
+    /// Its key in the other store, unique within its root entity's table.
+    public var primaryKey: Int64
+    /// Its attribute values, by attribute name.
+    public var values: [String: AttributeValue]
+    /// Its to-one relationships that point somewhere: the target's root entity and key.
+    public var toOne: [String: ImportedReference]
+
+    /// Creates an imported object.
+    public init(entityName: String, primaryKey: Int64, values: [String: AttributeValue] = [:], toOne: [String: ImportedReference] = [:]) {
+        self.entityName = entityName
+        self.primaryKey = primaryKey
+        self.values = values
+        self.toOne = toOne
+    }
+}
+
+/// The target of an imported to-one relationship.
+public struct ImportedReference: Sendable, Hashable {
+    /// The root entity of the target (keys are unique per root entity).
+    public var rootEntity: String
+    /// The target's key.
+    public var primaryKey: Int64
+
+    /// Creates a reference.
+    public init(rootEntity: String, primaryKey: Int64) {
+        self.rootEntity = rootEntity
+        self.primaryKey = primaryKey
+    }
+}
+
+/// The links of one imported many-to-many relationship.
+public struct ImportedLinks: Sendable {
+    /// The entity that declares the relationship.
+    public var entityName: String
+    /// The relationship.
+    public var relationship: String
+    /// Keys of the entity's objects and of their destinations.
+    public var pairs: [ImportedLinkPair]
+
+    /// Creates the links of a relationship.
+    public init(entityName: String, relationship: String, pairs: [ImportedLinkPair] = []) {
+        self.entityName = entityName
+        self.relationship = relationship
+        self.pairs = pairs
+    }
+}
+
+/// One link: an object's key and its destination's key.
+public struct ImportedLinkPair: Sendable, Hashable {
+    /// The key of the object that declares the relationship.
+    public var source: Int64
+    /// The key of the destination.
+    public var destination: Int64
+
+    /// Creates a link.
+    public init(source: Int64, destination: Int64) {
+        self.source = source
+        self.destination = destination
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import StrataTesting
+import Testing
+
+@testable import Strata
+
+/// `strata import-coredata`, run as a process on a small store laid out as Core Data writes one.
+@Suite(.timeLimit(.minutes(1))) struct ImportCoreDataCommandTests {
+    let directory: TemporaryDirectory
+    var source: URL { directory.url.appendingPathComponent("Notes.sqlite") }
+    var model: URL { directory.url.appendingPathComponent("Notes.xcdatamodeld") }
+    var output: URL { directory.url.appendingPathComponent("Notes-strata.sqlite") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        let queue = try DatabaseQueue(path: source.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCREATED TIMESTAMP, ZTITLE VARCHAR );
+                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Note', 0, 2);
+                INSERT INTO ZNOTE VALUES (1, 1, 1, 700000000.0, 'Groceries'), (2, 1, 1, 700000100.5, 'Ideas');
+                INSERT INTO Z_METADATA VALUES (1, '9C1B8E4A-0000-4000-8000-00000000BEEF', X'');
+                """)
+        }
+        try queue.close()
+        let version = model.appendingPathComponent("Notes.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">
+                <entity name="Note" representedClassName="Note" syncable="YES">
+                    <attribute name="title" attributeType="String"/>
+                    <attribute name="created" attributeType="Date" usesScalarValueType="NO"/>
+                </entity>
+            </model>
+            """.write(to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+    }
+
+    @Test func importsTheStoreIntoANewStrataStore() throws {
+        let before = try Data(contentsOf: source)
+        let result = try runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "Imported 2 objects written with Notes into \(output.path).\n")
+        #expect(result.errorOutput.contains("2/2 objects"))
+        #expect(try Data(contentsOf: source) == before)
+        let versions = try runStrata(["versions", output.path, "--model", model.path])
+        #expect(versions.output == "Notes (store, current)\n")
+
+        let schema = try XcodeModelBundle.load(contentsOf: model).currentVersion.schema
+        let container = try PersistentContainer(name: "Notes", schema: schema, storeDescriptions: [.sqlite(output)])
+        defer { try? container.close() }
+        let notes = try container.newBackgroundContext().fetch(
+            FetchRequest<ManagedObject>(entityName: "Note", sortDescriptors: [FetchSortDescriptor(key: "title")]))
+        #expect(try notes.map { try $0.value(forKey: "title") as? String } == ["Groceries", "Ideas"])
+        #expect(try notes.last?.value(forKey: "created") as? Date == Date(timeIntervalSinceReferenceDate: 700_000_100.5))
+    }
+
+    @Test func anExistingOutputOrAMissingVersionIsRefused() throws {
+        try Data("keep".utf8).write(to: output)
+        let exists = try runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
+        #expect(exists.status == 1)
+        #expect(exists.errorOutput.contains("exists"))
+        #expect(try Data(contentsOf: output) == Data("keep".utf8))
+        let unknown = try runStrata([
+            "import-coredata", source.path, "--model", model.path, "--version", "Notes 7", "--output", output.path + "2",
+        ])
+        #expect(unknown.status == 1)
+        #expect(unknown.errorOutput.contains("has no version Notes 7"))
+    }
+}

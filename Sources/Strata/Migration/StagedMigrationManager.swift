@@ -39,7 +39,13 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
         -> MigrationPlan<Version>
     {
         let detected = try Version.versionsForStore(description)
-        guard let source = detected.first else {
+        // Versions with the same schema cannot be told apart: a store matching the target is
+        // there already, else it is at the latest matching version before the target.
+        let versions = Array(Version.allCases)
+        let targetIndex = versions.firstIndex(of: target) ?? versions.count
+        if detected.contains(target) { return try plan(from: target, to: target) }
+        let before = detected.filter { (versions.firstIndex(of: $0) ?? 0) < targetIndex }
+        guard let source = before.max(by: { (versions.firstIndex(of: $0) ?? 0) < (versions.firstIndex(of: $1) ?? 0) }) ?? detected.first else {
             throw StrataError(
                 .migrationFailed,
                 "The store \(description.kind) was written with a schema that matches none of \(Version.self)'s versions (\(Version.allCases.map(\.versionName).joined(separator: ", "))).")

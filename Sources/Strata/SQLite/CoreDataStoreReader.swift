@@ -79,7 +79,9 @@ public struct CoreDataStoreReader: Sendable {
             let destinationNumber = entityNumbers[StoreLayout.declaringEntity(ofRelationship: inverseName, in: destination).name]
         else { return nil }
         let source = "Z_\(sourceNumber)\(inverseName.uppercased())"
-        let target = "Z_\(destinationNumber)\(relationship.name.uppercased())"
+        // A relationship that is its own inverse names its second column REFLEXIVE.
+        let isOwnInverse = inverseName == relationship.name && destination.name == entity.name
+        let target = isOwnInverse ? "REFLEXIVE" : "Z_\(destinationNumber)\(relationship.name.uppercased())"
         for table in ["Z_\(sourceNumber)\(relationship.name.uppercased())", "Z_\(destinationNumber)\(inverseName.uppercased())"] {
             if let columns = columnsByTable[table], columns.contains(source), columns.contains(target) {
                 return (table, source, target)
@@ -92,12 +94,28 @@ public struct CoreDataStoreReader: Sendable {
     func layoutProblems() -> [String] {
         var problems: [String] = []
         let names = Set(schema.entities.map(\.name))
-        let stored = Set(entityNumbers.keys)
+        // Core Data's own entities (persistent history, CloudKit mirroring) are numbered from
+        // 16000 and are not the model's.
+        let stored = Set(entityNumbers.filter { $0.value < 16000 && !$0.key.hasPrefix("NSCK") }.keys)
         if names != stored {
             let missing = names.subtracting(stored).sorted()
             let extra = stored.subtracting(names).sorted()
             if !missing.isEmpty { problems.append("the store has no entity \(missing.joined(separator: ", "))") }
             if !extra.isEmpty { problems.append("the store has entities the model lacks: \(extra.joined(separator: ", "))") }
+        }
+        // Core Data gives sibling subentities' properties of one name numbered columns (ZTITLE,
+        // ZTITLE1, …) in an order Strata cannot know yet: refuse rather than read the wrong one.
+        for root in schema.entities where root.superentity == nil {
+            var declaredBy: [String: [String]] = [:]
+            for entity in schema.entities where entity.rootEntity.name == root.name {
+                for name in entity.declaration.attributes.map(\.name) + entity.declaration.relationships.map(\.name) {
+                    declaredBy[name.uppercased(), default: []].append(entity.name)
+                }
+            }
+            for (name, entities) in declaredBy.sorted(by: { $0.key < $1.key }) where entities.count > 1 {
+                problems.append(
+                    "\(entities.sorted().joined(separator: " and ")) each declare \(name.lowercased()), which Core Data stores in numbered columns (Z\(name), Z\(name)1, …) that Strata does not import yet")
+            }
         }
         for entity in schema.entities where stored.contains(entity.name) {
             let table = Self.tableName(entity)

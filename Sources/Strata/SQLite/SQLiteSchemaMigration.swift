@@ -21,12 +21,19 @@ struct SQLiteSchemaMigration {
         self.new = new
         oldLayout = StoreLayout(schema: old)
         newLayout = StoreLayout(schema: new)
+        // As in Core Data, a renaming identifier wins over a name the old schema also has.
         for entity in new.entities {
-            if old.entity(named: entity.name) != nil {
-                entityOrigin[entity.name] = entity.name
-            } else if let previous = entity.declaration.renamingIdentifier, old.entity(named: previous) != nil {
+            if let previous = entity.declaration.renamingIdentifier, old.entity(named: previous) != nil {
                 entityOrigin[entity.name] = previous
+            } else if old.entity(named: entity.name) != nil {
+                entityOrigin[entity.name] = entity.name
             }
+        }
+        let claimed = Dictionary(grouping: entityOrigin, by: \.value).filter { $0.value.count > 1 }
+        if let (oldName, claims) = claimed.min(by: { $0.key < $1.key }) {
+            throw StrataError(
+                .unsupportedMigration,
+                "Entities \(claims.map(\.key).sorted().joined(separator: " and ")) both continue \(oldName) (by name or renaming identifier); give only one of them \(oldName)'s identity.")
         }
         try check()
     }
@@ -34,12 +41,12 @@ struct SQLiteSchemaMigration {
     /// The property of the old entity that `property` of `entity` continues, if any.
     private func origin(ofProperty property: String, renamingIdentifier: String?, in entity: Entity) -> String? {
         guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName) else { return nil }
-        if oldEntity.attribute(named: property) != nil || oldEntity.relationship(named: property) != nil { return property }
         if let previous = renamingIdentifier,
             oldEntity.attribute(named: previous) != nil || oldEntity.relationship(named: previous) != nil
         {
             return previous
         }
+        if oldEntity.attribute(named: property) != nil || oldEntity.relationship(named: property) != nil { return property }
         return nil
     }
 
@@ -51,6 +58,39 @@ struct SQLiteSchemaMigration {
 
     /// Refuses the changes a lightweight step cannot make.
     private func check() throws {
+        for entity in new.entities {
+            var claims: [String: [String]] = [:]
+            for property in entity.attributes.map({ ($0.name, $0.renamingIdentifier) })
+                + entity.relationships.map({ ($0.name, $0.renamingIdentifier) })
+            {
+                if let previous = origin(ofProperty: property.0, renamingIdentifier: property.1, in: entity) {
+                    claims[previous, default: []].append(property.0)
+                }
+            }
+            if let (previous, names) = claims.first(where: { $0.value.count > 1 }) {
+                throw unsupported(
+                    "\"\(names.sorted().joined(separator: " and ")) of \(entity.name) both continue \(previous)\" (by name or renaming identifier)")
+            }
+        }
+        // Sibling subentities share a table, and a column per property name: each column must
+        // keep one meaning for all of them.
+        var originsByColumn: [String: Set<String>] = [:]  // "table.new" → old columns
+        var targetsByColumn: [String: Set<String>] = [:]  // "table.old" → new columns
+        for entity in new.entities {
+            guard let layout = newLayout.entities[entity.name] else { continue }
+            for attribute in entity.attributes where !attribute.isTransient {
+                guard let previous = origin(ofProperty: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: entity)
+                else { continue }
+                originsByColumn["\(layout.table).\(attribute.name)", default: []].insert(previous)
+                targetsByColumn["\(layout.table).\(previous)", default: []].insert(attribute.name)
+            }
+        }
+        if let (column, origins) = originsByColumn.first(where: { $0.value.count > 1 }) {
+            throw unsupported("\"\(column) would continue several columns (\(origins.sorted().joined(separator: ", "))) of sibling entities\"")
+        }
+        if let (column, targets) = targetsByColumn.first(where: { $0.value.count > 1 }) {
+            throw unsupported("\"\(column) would split into \(targets.sorted().joined(separator: ", ")) for sibling entities\"")
+        }
         for entity in new.entities {
             guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName) else { continue }
             let oldParent = oldEntity.superentity?.name
@@ -328,6 +368,24 @@ struct SQLiteSchemaMigration {
                     }
                 }
             } else {
+                // What points at the removed objects lets go of them first (nullify).
+                let removed = "SELECT \(quoted(StoreLayout.primaryKeyColumn)) FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = ?"
+                for other in new.entities {
+                    guard let layout = newLayout.entities[other.name] else { continue }
+                    for (index, relationship) in other.relationships.enumerated() {
+                        guard let column = layout.toOneColumns[index],
+                            new.entity(named: relationship.destinationEntityName)?.rootEntity.name == table
+                        else { continue }
+                        let entityColumn = layout.toOneEntityColumns[index].map { ", \(quoted($0)) = NULL" } ?? ""
+                        rows += try update(
+                            db, "UPDATE \(quoted(layout.table)) SET \(quoted(column)) = NULL\(entityColumn) WHERE \(quoted(column)) IN (\(removed))",
+                            [entity.name])
+                    }
+                }
+                for (joinTable, column) in newLayout.joinColumnsByTable[table] ?? [] {
+                    rows += try update(
+                        db, "DELETE FROM \(quoted(joinTable)) WHERE \(quoted(column)) IN (\(removed))", [entity.name])
+                }
                 rows += try update(
                     db, "DELETE FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = ?", [entity.name])
             }
@@ -366,16 +424,21 @@ struct SQLiteSchemaMigration {
         }
 
         for links in moved { rows += try restoreLinks(db, links, url: url) }
-        // To-one columns that name their target's entity follow the moved links.
-        for links in moved {
-            guard case .column(let table, let column, _) = links.new,
-                let entityColumn = newLayout.tables.first(where: { $0.name == table })?.columns.first(where: { $0.name == "_\(column)_entity" }),
-                let relationship = new.entity(named: links.entity)?.relationship(named: links.relationship),
-                let destination = new.entity(named: relationship.destinationEntityName)
-            else { continue }
-            let destinationTable = quoted(destination.rootEntity.name)
-            try db.execute(
-                sql: "UPDATE \(quoted(table)) SET \(quoted(entityColumn.name)) = (SELECT \(quoted(StoreLayout.entityColumn)) FROM \(destinationTable) WHERE \(destinationTable).\(quoted(StoreLayout.primaryKeyColumn)) = \(quoted(table)).\(quoted(column))) WHERE \(quoted(column)) IS NOT NULL")
+        // To-one columns that name their target's entity (added when the destination gained
+        // subentities, or when links moved into the column) are filled from the targets.
+        for entity in new.entities {
+            guard let layout = newLayout.entities[entity.name] else { continue }
+            for (index, relationship) in entity.relationships.enumerated() {
+                guard let column = layout.toOneColumns[index], let entityColumn = layout.toOneEntityColumns[index],
+                    let destination = new.entity(named: relationship.destinationEntityName)
+                else { continue }
+                let table = quoted(layout.table)
+                let destinationTable = quoted(destination.rootEntity.name)
+                rows += try update(
+                    db,
+                    "UPDATE \(table) SET \(quoted(entityColumn)) = (SELECT \(quoted(StoreLayout.entityColumn)) FROM \(destinationTable) WHERE \(destinationTable).\(quoted(StoreLayout.primaryKeyColumn)) = \(table).\(quoted(column))) WHERE \(quoted(column)) IS NOT NULL AND \(quoted(entityColumn)) IS NULL",
+                    [])
+            }
         }
 
         // Indexes and uniqueness constraints of the new layout; data that breaks a new

@@ -173,6 +173,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
+    @Test func coreDataHistoryAndCloudKitEntitiesAreNotTheModels() throws {
+        try makeCoreDataStore()
+        let queue = try DatabaseQueue(path: source.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO Z_PRIMARYKEY VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0);
+                CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER );
+                """)
+        }
+        try queue.close()
+        #expect(try CoreDataImport.importStore(at: source, schema: try Self.schema(), to: destination) == 8)
+    }
+
+    @Test func siblingPropertiesOfOneNameAreRefusedNotMisread() throws {
+        try makeCoreDataStore()
+        var entities = try Self.schema().entities.map(\.declaration)
+        entities.append(EntityDescription(name: "Actor", superentity: "Person", attributes: [AttributeDescription(name: "awards", type: .integer16)]))
+        let error = #expect(throws: StrataError.self) {
+            try CoreDataImport.importStore(at: source, schema: try Schema(entities), to: destination)
+        }
+        #expect(error?.code == .incompatibleSchema)
+        #expect(error?.message.contains("Actor and Director each declare awards") == true)
+    }
+
     @Test func badInputIsATypedError() throws {
         // A Strata store is not a Core Data store.
         let strata = directory.url.appendingPathComponent("Strata.sqlite")

@@ -255,4 +255,58 @@ enum TwoVersions: String, ModelVersion {
         let movies = try tags.map { try ($0.value(forKey: "movie") as? ManagedObject)?.value(forKey: "title") as? String }
         #expect(movies == ["Heat", "Thief", nil])
     }
+
+    // Found in review: renaming identifiers win over names, sibling columns, subentity
+    // destinations.
+
+    @Test func aRenamingIdentifierWinsOverANameTheOldSchemaHasToo() throws {
+        var new = Self.movies
+        new[0].attributes[0] = AttributeDescription(name: "heading", type: .string, renamingIdentifier: "title")
+        new[0].attributes[3] = AttributeDescription(name: "title", type: .string, isOptional: true, renamingIdentifier: "studio")
+        let container = try migrate(Self.movies, new)
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        let movies = try context.fetch(FetchRequest<ManagedObject>(entityName: "Movie", sortDescriptors: [FetchSortDescriptor(key: "heading")]))
+        #expect(try movies.map { try $0.value(forKey: "heading") as? String } == ["Heat", "Thief"])
+        #expect(try movies.map { try $0.value(forKey: "title") as? String } == ["Warner", nil])
+        _ = try insert("Movie", in: context, ["heading": "Ronin", "year": Int16(1998), "title": "UA"])
+        try context.save()
+    }
+
+    @Test func twoPropertiesContinuingOneAreRefused() throws {
+        var new = Self.movies
+        new[0].attributes.append(AttributeDescription(name: "name", type: .string, isOptional: true, renamingIdentifier: "title"))
+        new[0].attributes[0] = AttributeDescription(name: "heading", type: .string, renamingIdentifier: "title")
+        let error = try expectRefused(Self.movies, new, code: .unsupportedMigration)
+        #expect(error?.message.contains("heading and name of Movie both continue title") == true)
+    }
+
+    @Test func siblingsGivingASharedColumnDifferentMeaningsAreRefused() throws {
+        let old = [
+            EntityDescription(name: "Item", isAbstract: true),
+            EntityDescription(name: "A", superentity: "Item", attributes: [AttributeDescription(name: "x", type: .string, isOptional: true)]),
+            EntityDescription(name: "B", superentity: "Item", attributes: [AttributeDescription(name: "x", type: .string, isOptional: true)]),
+        ]
+        var new = old
+        new[1].attributes = [AttributeDescription(name: "y", type: .string, isOptional: true, renamingIdentifier: "x")]
+        let schemas: [TwoVersions: Schema] = [.old: try Schema(old), .new: try Schema(new)]
+        try PersistentContainer(name: "Store", schema: try #require(schemas[.old]), storeDescriptions: [.sqlite(url)]).close()
+        let error = TwoVersions.$schemas.withValue(schemas) {
+            #expect(throws: StrataError.self) { try TwoVersions.migrationManager().migrateStore(at: url) }
+        }
+        #expect(error?.code == .unsupportedMigration)
+        #expect(error?.message.contains("Item.x would split into x, y") == true)
+    }
+
+    @Test func aDestinationThatGainsASubentityKeepsRelationshipsUsable() throws {
+        var new = Self.movies
+        new.append(EntityDescription(name: "Documentary", superentity: "Movie"))
+        let container = try migrate(Self.movies, new)
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        let reviews = try context.fetch(FetchRequest<ManagedObject>(entityName: "Review"))
+        #expect(try reviews.map { try ($0.value(forKey: "movie") as? ManagedObject)?.entity.name } == ["Movie", "Movie"])
+        let result = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Review")))
+        #expect(result.count == 2)
+    }
 }

@@ -252,3 +252,36 @@ extension StagedMigrationTests {
         #expect(try StudentVersions.versionsForStore(at: url) == [.v4])
     }
 }
+
+/// Three versions, the last two with one schema, and a stage between them that counts its runs.
+enum RepeatedSchemaVersions: String, ModelVersion {
+    case v1, v2, v3
+
+    static let runs = LockedBox(0)
+
+    var modelVersion: Schema {
+        get throws {
+            var attributes = [AttributeDescription(name: "name", type: .string, defaultValue: .string(""))]
+            if self != .v1 { attributes.append(AttributeDescription(name: "score", type: .integer64, defaultValue: .integer(0))) }
+            return try Schema([EntityDescription(name: "Player", attributes: attributes)])
+        }
+    }
+
+    static func migrationStages() -> [MigrationStage<Self>] {
+        [v2.migrationStage(toVersion: .v3, label: "Count", postMigration: { _ in runs.withLock { $0 += 1 } })]
+    }
+}
+
+extension StagedMigrationTests {
+    @Test func versionsThatShareASchemaDoNotRunTheirStageAgain() throws {
+        let container = try PersistentContainer(
+            name: "Players", schema: try RepeatedSchemaVersions.v1.modelVersion, storeDescriptions: [.sqlite(url)])
+        try container.close()
+        let manager = RepeatedSchemaVersions.migrationManager()
+        try manager.migrateStore(at: url)
+        let runs = RepeatedSchemaVersions.runs.withLock { $0 }
+        #expect(try manager.plan(forStoreAt: url).stages.isEmpty)
+        try manager.migrateStore(at: url)
+        #expect(RepeatedSchemaVersions.runs.withLock { $0 } == runs)
+    }
+}

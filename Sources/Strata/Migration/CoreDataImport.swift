@@ -113,6 +113,10 @@ public enum CoreDataImport {
             try? container.close()
             throw error
         }
+        // A journal or WAL left by a deleted store of that name would be replayed into the new one.
+        for suffix in ["-journal", "-wal", "-shm"] where !FileManager.default.fileExists(atPath: destination.path) {
+            try? FileManager.default.removeItem(atPath: destination.path + suffix)
+        }
         guard link(building.path, destination.path) == 0 else {
             throw StrataError(
                 .storeNotWritable, "Cannot put the imported store at \(destination.path); it may exist now.",

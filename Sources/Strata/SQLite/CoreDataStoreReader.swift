@@ -169,9 +169,16 @@ public struct CoreDataStoreReader: Sendable {
                 let sql = "SELECT Z_PK, Z_ENT" + columns.map { ", \(quoted($0))" }.joined() + " FROM \(quoted(table)) ORDER BY Z_PK"
                 let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
                 while let stored = try cursor.next() {
-                    guard let key: Int64 = stored[0], let number: Int64 = stored[1], let name = entityNames[number],
-                        let entity = schema.entity(named: name)
-                    else { continue }
+                    guard let key: Int64 = stored[0] else { continue }
+                    let number: Int64? = stored[1]
+                    guard let number, let name = entityNames[number], let entity = schema.entity(named: name),
+                        entity.rootEntity.name == root.name
+                    else {
+                        throw StrataError(
+                            .corruptStore,
+                            "The row with Z_PK \(key) of \(table) has entity number \(number.map(String.init) ?? "NULL"), which names no entity of that table in Z_PRIMARYKEY and the model.",
+                            fileURL: url)
+                    }
                     var row = ImportedObject(entityName: name, primaryKey: key)
                     for attribute in entity.attributes where !attribute.isTransient {
                         guard let index = position[Self.columnName(attribute.name)] else { continue }
@@ -293,9 +300,14 @@ public struct CoreDataStoreReader: Sendable {
         case 0x02:
             let name = String(decoding: data.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
             let storeName = url.deletingPathExtension().lastPathComponent
-            let file = url.deletingLastPathComponent()
-                .appendingPathComponent(".\(storeName)_SUPPORT/_EXTERNAL_DATA/\(name)")
-            guard !name.contains("/"), let bytes = FileManager.default.contents(atPath: file.path) else {
+            let folder = url.deletingLastPathComponent().appendingPathComponent(".\(storeName)_SUPPORT/_EXTERNAL_DATA")
+            let file = folder.appendingPathComponent(name)
+            // The name comes from the file: it must stay a plain file name inside the folder.
+            let resolved = file.resolvingSymlinksInPath().path
+            guard !name.isEmpty, !name.contains("/"), name != "..",
+                resolved.hasPrefix(folder.resolvingSymlinksInPath().path + "/"),
+                let bytes = FileManager.default.contents(atPath: file.path)
+            else {
                 throw StrataError(
                     .corruptStore,
                     "\(entity.name).\(attribute.name) of the object with Z_PK \(key) is stored in the external file \(file.path), which cannot be read.",
@@ -303,7 +315,10 @@ public struct CoreDataStoreReader: Sendable {
             }
             return bytes
         default:
-            return data
+            throw StrataError(
+                .corruptStore,
+                "\(entity.name).\(attribute.name) of the object with Z_PK \(key) starts with byte \(marker), which is not one of Core Data's external-storage markers (1: bytes follow, 2: a file name follows).",
+                entityName: entity.name, propertyName: attribute.name, fileURL: url)
         }
     }
 }

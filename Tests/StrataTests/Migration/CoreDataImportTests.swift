@@ -197,6 +197,23 @@ import Testing
         #expect(error?.message.contains("Actor and Director each declare awards") == true)
     }
 
+    @Test(arguments: [
+        "UPDATE ZMOVIE SET ZPOSTER = X'07AA' WHERE Z_PK = 1",  // not an external-storage marker
+        "UPDATE ZMOVIE SET ZPOSTER = X'022E2E2F4D6F766965732E73716C69746500' WHERE Z_PK = 2",  // 0x02 "../Movies.sqlite"
+        "UPDATE ZREVIEW SET Z_ENT = 99 WHERE Z_PK = 1",  // an entity number Z_PRIMARYKEY lacks
+    ])
+    func damagedValuesAreCorruptStoreErrors(damage: String) throws {
+        try makeCoreDataStore()
+        let queue = try DatabaseQueue(path: source.path)
+        try queue.write { db in try db.execute(sql: damage) }
+        try queue.close()
+        let error = #expect(throws: StrataError.self) {
+            try CoreDataImport.importStore(at: source, schema: try Self.schema(), to: destination)
+        }
+        #expect(error?.code == .corruptStore)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test func badInputIsATypedError() throws {
         // A Strata store is not a Core Data store.
         let strata = directory.url.appendingPathComponent("Strata.sqlite")

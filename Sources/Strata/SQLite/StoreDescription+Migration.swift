@@ -34,8 +34,27 @@ extension StoreDescription {
     func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
         guard case .sqlite(let url) = kind, let first = steps.first else { return 0 }
         let migrations = try steps.map { try SQLiteSchemaMigration(from: $0.source, to: $0.destination) }
-        let (pool, _) = try SQLiteStore.openFile(
-            at: url, schema: first.source, layout: StoreLayout(schema: first.source), isReadOnly: false)
+        // Opened without the upgrades and repairs a normal open may write, so that a migration
+        // that fails leaves the file exactly as it was.
+        guard try SQLiteStore.fileState(at: url) == .existing else {
+            throw StrataError(.storeNotWritable, "There is no store at \(url.path) to migrate.", fileURL: url)
+        }
+        try SQLiteStore.checkHeader(of: url)
+        guard case .store(_, let format) = try SQLiteStore.inspectExisting(url: url, schema: first.source) else {
+            throw StrataError(.notAStore, "\(url.path) is an empty database, not a store to migrate.", fileURL: url)
+        }
+        guard format == StoreLayout.format else {
+            throw StrataError(
+                .migrationFailed,
+                "The store at \(url.path) has storage format \(format); open it once with the schema it was written with (which upgrades it), then migrate. It was not modified.",
+                fileURL: url)
+        }
+        let pool: DatabasePool
+        do {
+            pool = try SQLiteStore.openPool(at: url, isReadOnly: false)
+        } catch {
+            throw SQLiteStore.openingError(error, url: url)
+        }
         defer { try? pool.close() }
         do {
             return try pool.write { db in

@@ -186,21 +186,25 @@ extension Repository {
         }
     }
 
+    /// A subscription to what `compute` finds among the objects `predicate` matches,
+    /// recomputed after the saves that change objects of their entity.
+    private func aggregateSubscription<Managed: ManagedObject, Output: Sendable>(
+        _ predicate: FetchPredicate<Managed>?, _ compute: @escaping @Sendable (ObjectContext) throws -> Output
+    ) -> RepositorySubscription<Output> {
+        RepositorySubscription(
+            container: container, relevantEntities: container.relevantEntities(for: FetchRequest<Managed>(predicate: predicate)),
+            failureEnds: false, compute: compute)
+    }
+
     private func countSubscription<Managed: ManagedObject>(_ predicate: FetchPredicate<Managed>?) -> RepositorySubscription<Int> {
-        let request = FetchRequest<Managed>(predicate: predicate)
-        return RepositorySubscription(
-            container: container, relevantEntities: container.relevantEntities(for: request), failureEnds: false
-        ) { context in try context.count(for: request) }
+        aggregateSubscription(predicate) { context in try context.count(for: FetchRequest<Managed>(predicate: predicate)) }
     }
 
     private func sumSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, _ predicate: FetchPredicate<Managed>?
     ) -> RepositorySubscription<Value.Sum> where Value.Sum: Sendable {
         let key = KeyPathNames.name(of: keyPath, root: Managed.self)
-        return RepositorySubscription(
-            container: container, relevantEntities: container.relevantEntities(for: FetchRequest<Managed>(predicate: predicate)),
-            failureEnds: false
-        ) { context in try context.sum(key: key, of: Value.self, where: predicate) }
+        return aggregateSubscription(predicate) { context in try context.sum(key: key, of: Value.self, where: predicate) }
     }
 
     private func valueSubscription<Managed: PersistentModel, Value, Output: Sendable>(
@@ -208,9 +212,6 @@ extension Repository {
         _ convert: @escaping @Sendable (AttributeValue) -> Output
     ) -> RepositorySubscription<Output> {
         let key = KeyPathNames.name(of: keyPath, root: Managed.self)
-        return RepositorySubscription(
-            container: container, relevantEntities: container.relevantEntities(for: FetchRequest<Managed>(predicate: predicate)),
-            failureEnds: false
-        ) { context in convert(try context.aggregateValue(function, key: key, where: predicate)) }
+        return aggregateSubscription(predicate) { context in convert(try context.aggregateValue(function, key: key, where: predicate)) }
     }
 }

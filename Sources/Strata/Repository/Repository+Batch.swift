@@ -248,8 +248,15 @@ extension Repository {
     public func insert(_ request: sending BatchInsertRequest, transactionAuthor: TransactionAuthor? = nil)
         async throws(RepositoryError) -> BatchResult
     {
-        let box = RequestBox(request)
-        return try await executeBatch(author: transactionAuthor) { context in try context.execute(box.take()) }
+        // The request is not Sendable (closures, `Any` values); the caller gave it up, and the
+        // one task that executes it takes it out of the lock box.
+        let box = LockedBox<BatchInsertRequest?>(request)
+        return try await executeBatch(author: transactionAuthor) { context in
+            guard let request = box.withLock({ request in defer { request = nil }; return request }) else {
+                throw RepositoryError(.unknown, "The batch insert request was already executed.")
+            }
+            return try context.execute(request)
+        }
     }
 
     /// Executes a batch update in the store, recording `transactionAuthor`.
@@ -283,25 +290,5 @@ extension Repository {
         } catch {
             throw RepositoryError(error)
         }
-    }
-}
-
-/// Hands a batch insert request (not `Sendable`: it holds closures and `Any` values) from the
-/// caller, who gave it up (`sending`), to the task that executes it.
-///
-/// `@unchecked Sendable` is safe: the request is taken once, under the lock, by the one task
-/// that executes it; the caller no longer holds it.
-private final class RequestBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var request: BatchInsertRequest?
-
-    init(_ request: consuming sending BatchInsertRequest) { self.request = request }
-
-    func take() throws -> BatchInsertRequest {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let request else { throw RepositoryError(.unknown, "The batch insert request was already executed.") }
-        self.request = nil
-        return request
     }
 }

@@ -12,6 +12,8 @@ ldconfig -p 2>/dev/null | grep -q 'libxml2\.so\.2' || need+=(libxml2)
 [[ -f /usr/include/sqlite3.h ]] || need+=(libsqlite3-dev)
 # The layer check (scripts/check-layers.py) and its tests run Python 3.
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# The command-line tests run `strata` on a pseudo-terminal with util-linux's `script`.
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
 if ((${#need[@]})); then
     if command -v apt-get >/dev/null 2>&1; then
         sudo_cmd=""

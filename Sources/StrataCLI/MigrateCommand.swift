@@ -185,12 +185,14 @@ struct ImportCoreDataCommand: ParsableCommand {
                 }
                 chosen = only
             }
+            let bar = ProgressBar()
+            defer { bar.finish() }
             let count = try CoreDataImport.importStore(
                 at: source, schema: chosen.schema, to: URL(fileURLWithPath: self.output)
-            ) { done, total in
-                FileHandle.standardError.write(Data("\r\(done)/\(total) objects".utf8))
+            ) { progress in
+                bar.update(phase: progress.phase.rawValue, completed: progress.completedUnitCount, total: progress.totalUnitCount)
             }
-            FileHandle.standardError.write(Data("\n".utf8))
+            bar.finish()
             print("Imported \(count) objects written with \(chosen.name) into \(self.output).", to: &output)
         } catch let error as StrataError {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))

@@ -44,7 +44,7 @@ import Testing
         let result = try runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output == "Imported 2 objects written with Notes into \(output.path).\n")
-        #expect(result.errorOutput.contains("2/2 objects"))
+        #expect(result.errorOutput == "objects…\nrelationships…\n")  // not a terminal: one line per phase
         #expect(try Data(contentsOf: source) == before)
         let versions = try runStrata(["versions", output.path, "--model", model.path])
         #expect(versions.output == "Notes (store, current)\n")
@@ -56,6 +56,14 @@ import Testing
             FetchRequest<ManagedObject>(entityName: "Note", sortDescriptors: [FetchSortDescriptor(key: "title")]))
         #expect(try notes.map { try $0.value(forKey: "title") as? String } == ["Groceries", "Ideas"])
         #expect(try notes.last?.value(forKey: "created") as? Date == Date(timeIntervalSinceReferenceDate: 700_000_100.5))
+    }
+
+    @Test func aTerminalSeesAProgressBarThatEndsFull() throws {
+        let result = try runStrataInTerminal(["import-coredata", source.path, "--model", model.path, "--output", output.path])
+        #expect(result.status == 0, "\(result.terminal)")
+        #expect(result.terminal.contains("\r[------------------------------]   0%  objects 0/4"))
+        #expect(result.terminal.contains("\r[##############################] 100%  relationships 4/4"))
+        #expect(result.terminal.contains("Imported 2 objects written with Notes into"))
     }
 
     @Test func anExistingOutputOrAMissingVersionIsRefused() throws {

@@ -11,10 +11,12 @@ import Foundation
 /// ```
 ///
 /// Objects keep their attribute values (Core Data's encodings: dates in seconds since 2001,
-/// UUIDs as 16 bytes, Booleans as integers, binary data stored inline or externally), to-one
-/// and many-to-many relationships. Ordered relationships, to-many relationships without
-/// inverse and transformable values that are not JSON are refused with a typed error (not yet
-/// supported). Then migrate the new store with a ``StagedMigrationManager`` like any other.
+/// UUIDs as 16 bytes, Booleans as integers, binary data stored inline or externally,
+/// transformable values archived by `NSSecureUnarchiveFromData` as JSON for `Codable`), and
+/// their relationships of every kind: to-one, one-to-many, many-to-many, ordered (with their
+/// order) and to-many without inverse. Then migrate the new store with a
+/// ``StagedMigrationManager`` like any other, or look into the Core Data store without
+/// writing anything with ``openReadOnly(at:schema:name:)``.
 public enum CoreDataImport {
     /// The versions of `bundle` whose table layout fits the Core Data store at `url` (0 or 1
     /// expected; versions that differ only in what the layout does not show — optionality,
@@ -32,86 +34,81 @@ public enum CoreDataImport {
         return fitting
     }
 
+    /// How far an import has come.
+    public struct Progress: Sendable, Hashable {
+        /// What the import does now.
+        public enum Phase: String, Sendable, Hashable {
+            /// Writing objects and their attribute values.
+            case objects
+            /// Connecting objects: to-one and one-to-many relationships.
+            case relationships
+            /// Connecting objects: many-to-many, ordered and inverse-less to-many relationships.
+            case links
+        }
+
+        /// What the import does now.
+        public var phase: Phase
+        /// Units done: objects written, then objects connected, then links made.
+        public var completedUnitCount: Int
+        /// Units in all: twice the number of objects, plus the number of links.
+        public var totalUnitCount: Int
+
+        /// The fraction done, from 0 to 1.
+        public var fractionCompleted: Double {
+            totalUnitCount == 0 ? 1 : Double(completedUnitCount) / Double(totalUnitCount)
+        }
+    }
+
+    /// How many objects an import holds in memory at once: it saves and starts afresh after
+    /// each batch.
+    static let batchSize = 2_000
+
     /// Imports the Core Data store at `source`, written with `schema`, into a new Strata store
     /// at `destination`, in one go: the new store appears complete, or not at all.
+    ///
+    /// The import reads one consistent state of the source (Core Data may keep writing it)
+    /// and holds a batch of objects in memory at a time, so a store of millions of objects
+    /// imports in bounded memory. Core Data's keys become Strata's; relationships, orders of
+    /// ordered relationships and attribute values come over as they were.
     ///
     /// - Parameters:
     ///   - source: The Core Data store (read only).
     ///   - schema: The schema of the model version that wrote it.
     ///   - destination: Where the new Strata store goes; there must be no file there.
-    ///   - progress: Called with (objects imported, objects in all) as the import goes.
+    ///   - progress: Called as the import goes, from the calling thread.
     /// - Returns: The number of objects imported.
     /// - Throws: ``StrataError``: ``StrataError/Code/notAStore`` or
     ///   ``StrataError/Code/incompatibleSchema`` when the source is not a Core Data store of
     ///   `schema`; ``StrataError/Code/storeNotWritable`` when `destination` exists;
-    ///   ``StrataError/Code/typeMismatch`` for a value Core Data would not have written.
+    ///   ``StrataError/Code/typeMismatch`` or ``StrataError/Code/corruptStore`` for a value Core
+    ///   Data would not have written; ``StrataError/Code/unrepresentableValue`` for a
+    ///   transformable value with no JSON form.
     @discardableResult
     public static func importStore(
-        at source: URL, schema: Schema, to destination: URL, progress: (@Sendable (Int, Int) -> Void)? = nil
+        at source: URL, schema: Schema, to destination: URL, progress: ((Progress) -> Void)? = nil
     ) throws -> Int {
         guard !FileManager.default.fileExists(atPath: destination.path) else {
             throw StrataError(
                 .storeNotWritable, "\(destination.path) exists; import into a new file.", fileURL: destination)
         }
-        let (rows, links) = try StoreDescription.readCoreDataStore(at: source, schema: schema)
         let folder = destination.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let building = folder.appendingPathComponent(".\(destination.lastPathComponent)-\(UUID().uuidString).strata-importing")
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }
         }
-        let container = try PersistentContainer(name: "Import", schema: schema, storeDescriptions: [.sqlite(building)])
-        do {
-            let context = container.newBackgroundContext()
-            context.name = "coreDataImport"
-            var objects: [String: [Int64: ManagedObject]] = [:]  // root entity → Z_PK → object
-            for (number, row) in rows.enumerated() {
-                guard let entity = schema.entity(named: row.entityName) else { continue }
-                let object = ManagedObject(entity: entity)
-                context.insert(object)
-                for (name, value) in row.values {
-                    guard let index = entity.attributeNumber(named: name) else { continue }
-                    object._setStoredValue(value, at: index)
-                }
-                objects[entity.rootEntity.name, default: [:]][row.primaryKey] = object
-                if number % 1000 == 999 { progress?(number + 1, rows.count) }
+        // The source's layout is checked before anything is written.
+        let count = try StoreDescription.readCoreDataStore(at: source, schema: schema) { snapshot in
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let container = try PersistentContainer(name: "Import", schema: schema, storeDescriptions: [.sqlite(building)])
+            do {
+                var importer = Importer(schema: schema, source: source, context: container.newBackgroundContext(), progress: progress)
+                let count = try importer.run(snapshot)
+                try container.close()
+                return count
+            } catch {
+                try? container.close()
+                throw error
             }
-            for row in rows {
-                guard let entity = schema.entity(named: row.entityName),
-                    let object = objects[entity.rootEntity.name]?[row.primaryKey]
-                else { continue }
-                for (relationship, target) in row.toOne {
-                    guard let destinationObject = objects[target.rootEntity]?[target.primaryKey] else {
-                        throw StrataError(
-                            .corruptStore,
-                            "\(row.entityName).\(relationship) of the object with Z_PK \(row.primaryKey) points at Z_PK \(target.primaryKey) of \(target.rootEntity), which does not exist.",
-                            entityName: row.entityName, propertyName: relationship, fileURL: source)
-                    }
-                    try object.setValue(destinationObject, forKey: relationship)
-                }
-            }
-            for link in links {
-                guard let entity = schema.entity(named: link.entityName),
-                    let relationship = entity.relationship(named: link.relationship),
-                    let destinationEntity = schema.entity(named: relationship.destinationEntityName)
-                else { continue }
-                var targets: [ObjectIdentifier: (object: ManagedObject, targets: Set<ManagedObject>)] = [:]  // per source
-                for pair in link.pairs {
-                    guard let from = objects[entity.rootEntity.name]?[pair.source],
-                        let to = objects[destinationEntity.rootEntity.name]?[pair.destination]
-                    else { continue }
-                    targets[ObjectIdentifier(from), default: (from, [])].targets.insert(to)
-                }
-                for (object, related) in targets.values {
-                    try object.setValue(related, forKey: link.relationship)
-                }
-            }
-            try context.save()
-            progress?(rows.count, rows.count)
-            try container.close()
-        } catch {
-            try? container.close()
-            throw error
         }
         // A journal or WAL left by a deleted store of that name would be replayed into the new one.
         for suffix in ["-journal", "-wal", "-shm"] where !FileManager.default.fileExists(atPath: destination.path) {
@@ -122,6 +119,173 @@ public enum CoreDataImport {
                 .storeNotWritable, "Cannot put the imported store at \(destination.path); it may exist now.",
                 fileURL: destination)
         }
-        return rows.count
+        return count
+    }
+
+    /// Opens the Core Data store at `source`, written with `schema`, read-only: a container
+    /// whose in-memory store holds the store's objects, and refuses saves.
+    ///
+    /// The Core Data file is only read. The container holds the whole store in memory; import
+    /// large stores with ``importStore(at:schema:to:progress:)`` instead.
+    ///
+    /// ```swift
+    /// let container = try CoreDataImport.openReadOnly(at: coreDataURL, schema: version.schema)
+    /// let books = try container.viewContext.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - source: The Core Data store.
+    ///   - schema: The schema of the model version that wrote it.
+    ///   - name: The container's name.
+    /// - Returns: A container whose saves fail with ``StrataError/Code/storeNotWritable``.
+    /// - Throws: What ``importStore(at:schema:to:progress:)`` throws.
+    public static func openReadOnly(at source: URL, schema: Schema, name: String = "CoreDataStore") throws -> PersistentContainer {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-coredata-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("Store.sqlite")
+        try importStore(at: source, schema: schema, to: copy)
+        return try PersistentContainer(name: name, schema: schema, storeDescriptions: [.inMemory(copyOf: copy, isReadOnly: true)])
+    }
+
+    /// One import: objects in batches, then their relationships, then the links of to-many
+    /// relationships, each batch saved and forgotten.
+    private struct Importer {
+        let schema: Schema
+        let source: URL
+        let context: ObjectContext
+        let progress: ((Progress) -> Void)?
+        /// Each imported object's entity (its index in the schema) and Strata key, by root
+        /// entity and Core Data key.
+        var keys: [String: [Int64: (entity: Int32, key: Int64)]] = [:]
+        var storeIdentifier = ""
+        var done = 0
+        var total = 0
+        var phase = Progress.Phase.objects
+
+        init(schema: Schema, source: URL, context: ObjectContext, progress: ((Progress) -> Void)?) {
+            self.schema = schema
+            self.source = source
+            self.context = context
+            self.progress = progress
+            context.name = "coreDataImport"
+            // Objects are saved before their required relationships are set (those come in a
+            // later batch); Core Data validated them when it saved them.
+            context.validatesObjectsOnSave = false
+        }
+
+        mutating func run(_ snapshot: any ImportedStoreSnapshot) throws -> Int {
+            let objectCount = try snapshot.objectCount()
+            total = 2 * objectCount
+            report()
+            let entityIndex = Dictionary(schema.entities.enumerated().map { ($0.element.name, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+
+            var pending: [(root: String, key: Int64, entity: Int32, object: ManagedObject)] = []
+            func flush(_ importer: inout Importer) throws {
+                try importer.context.save()
+                for item in pending {
+                    guard let key = item.object.objectID.primaryKey else { continue }
+                    if importer.storeIdentifier.isEmpty { importer.storeIdentifier = item.object.objectID.storeIdentifier ?? "" }
+                    importer.keys[item.root, default: [:]][item.key] = (item.entity, key)
+                }
+                importer.done += pending.count
+                pending.removeAll(keepingCapacity: true)
+                importer.context.reset()
+                importer.report()
+            }
+            try snapshot.forEachObject(includingAttributes: true) { row in
+                guard let entity = schema.entity(named: row.entityName), let index = entityIndex[entity.name] else { return }
+                let object = ManagedObject(entity: entity)
+                context.insert(object)
+                for (name, value) in row.values {
+                    guard let attribute = entity.attributeNumber(named: name) else { continue }
+                    object._setStoredValue(value, at: attribute)
+                }
+                pending.append((entity.rootEntity.name, row.primaryKey, index, object))
+                if pending.count == CoreDataImport.batchSize { try flush(&self) }
+            }
+            try flush(&self)
+
+            phase = .relationships
+            var connected = 0
+            try snapshot.forEachObject(includingAttributes: false) { row in
+                connected += 1
+                guard let entity = schema.entity(named: row.entityName) else { return }
+                for (name, target) in row.toOne.sorted(by: { $0.key < $1.key }) {
+                    guard let relationship = entity.relationship(named: name) else { continue }
+                    // An ordered inverse is set with its order, from the links.
+                    if let inverse = relationship.inverseName.flatMap({ schema.entity(named: relationship.destinationEntityName)?.relationship(named: $0) }),
+                        inverse.isOrdered
+                    {
+                        continue
+                    }
+                    let object = try self.object(entity.rootEntity.name, row.primaryKey, for: row.entityName, name)
+                    guard let destination = try? self.object(target.rootEntity, target.primaryKey, for: row.entityName, name) else {
+                        throw StrataError(
+                            .corruptStore,
+                            "\(row.entityName).\(name) of the object with Z_PK \(row.primaryKey) points at Z_PK \(target.primaryKey) of \(target.rootEntity), which does not exist.",
+                            entityName: row.entityName, propertyName: name, fileURL: source)
+                    }
+                    try object.setValue(destination, forKey: name)
+                }
+                if connected % CoreDataImport.batchSize == 0 { try saveBatch(connected: CoreDataImport.batchSize) }
+            }
+            try saveBatch(connected: connected % CoreDataImport.batchSize)
+
+            phase = .links
+            try snapshot.forEachLinks { links in
+                total += links.pairs.count
+                guard let entity = schema.entity(named: links.entityName),
+                    let relationship = entity.relationship(named: links.relationship),
+                    let destination = schema.entity(named: relationship.destinationEntityName)
+                else { return }
+                var start = links.pairs.startIndex
+                var linked = 0
+                while start < links.pairs.endIndex {
+                    let sourceKey = links.pairs[start].source
+                    var end = start
+                    while end < links.pairs.endIndex, links.pairs[end].source == sourceKey { end += 1 }
+                    let object = try self.object(entity.rootEntity.name, sourceKey, for: links.entityName, links.relationship)
+                    var members: [ManagedObject] = []
+                    var seen: Set<Int64> = []
+                    for pair in links.pairs[start..<end] where seen.insert(pair.destination).inserted {
+                        members.append(try self.object(destination.rootEntity.name, pair.destination, for: links.entityName, links.relationship))
+                    }
+                    try object.setValue(relationship.isOrdered ? members as Any : Set(members) as Any, forKey: links.relationship)
+                    linked += end - start
+                    if linked >= CoreDataImport.batchSize {
+                        try saveBatch(connected: linked)
+                        linked = 0
+                    }
+                    start = end
+                }
+                try saveBatch(connected: linked)
+            }
+            try context.save()
+            return objectCount
+        }
+
+        /// The imported object with Core Data key `key` in the table of `root`, as a fault.
+        private func object(_ root: String, _ key: Int64, for entityName: String, _ relationship: String) throws -> ManagedObject {
+            guard let stored = keys[root]?[key], schema.entities.indices.contains(Int(stored.entity)) else {
+                throw StrataError(
+                    .corruptStore,
+                    "\(entityName).\(relationship) links Z_PK \(key) of \(root), which does not exist.",
+                    entityName: entityName, propertyName: relationship, fileURL: source)
+            }
+            let entity = schema.entities[Int(stored.entity)]
+            return try context.object(
+                with: ObjectID(entityName: entity.name, entityNameHash: entity.nameHash, storeIdentifier: storeIdentifier, primaryKey: stored.key))
+        }
+
+        private mutating func saveBatch(connected: Int) throws {
+            try context.save()
+            context.reset()
+            done += connected
+            report()
+        }
+
+        private func report() {
+            progress?(Progress(phase: phase, completedUnitCount: min(done, total), totalUnitCount: total))
+        }
     }
 }

@@ -69,7 +69,7 @@ extension ObjectContext {
             }
             throw StrataError(
                 .constraintConflict,
-                "The save was refused: " + details.map(\.message).joined(separator: " ")
+                "The save was refused: " + StrataError.summary(of: details)
                     + " Change the values, or set a merge policy such as .mergeByPropertyObjectTrump to update the existing object.",
                 details: details)
         }

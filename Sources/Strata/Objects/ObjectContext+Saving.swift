@@ -55,7 +55,7 @@ extension ObjectContext {
         let errors = pendingErrors
         pendingErrors.removeAll()
         throw StrataError(
-            .validationFailed, "The save was refused: " + errors.map(\.message).joined(separator: " "), details: errors)
+            .validationFailed, "The save was refused: " + StrataError.summary(of: errors), details: errors)
     }
 
     /// Forgets the inserted, changed and deleted sets (after a save, rollback or reset).

@@ -67,6 +67,10 @@ public final class ObjectContext {
     var mergeInbox: MergeInbox?
     /// Whether this is its container's ``PersistentContainer/viewContext`` (main actor).
     var isViewContext = false
+    /// Whether saves check each object's own rules (required values, ranges, validation
+    /// predicates). Only importers that copy a store another program validated turn it off,
+    /// because they save objects before their required relationships are set.
+    var validatesObjectsOnSave = true
     /// Saves of other contexts collected for this context's live queries.
     var observedSaves = ObservedSaves()
     /// The last answer of ``schemaEntity(for:)``.

@@ -45,7 +45,7 @@ struct SaveOperation {
     func validate() throws {
         var failures: [StrataError] = []
         for object in objects.inserted + objects.updated {
-            failures += object.validationFailures()
+            if context.validatesObjectsOnSave { failures += object.validationFailures() }
             failures += relationshipFailures(of: object)
         }
         for object in objects.deleted {
@@ -65,7 +65,7 @@ struct SaveOperation {
         guard failures.isEmpty else {
             throw StrataError(
                 .validationFailed,
-                "The save was refused: " + failures.map(\.message).joined(separator: " "), details: failures)
+                "The save was refused: " + StrataError.summary(of: failures), details: failures)
         }
     }
 

@@ -3,11 +3,20 @@ import GRDB
 
 /// Reads an SQLite store that Core Data wrote, given the schema of the model version that
 /// wrote it, without writing to it: `Z`-prefixed tables (one per root entity) and columns,
-/// `Z_PK`/`Z_ENT`, entity numbers from `Z_PRIMARYKEY`, many-to-many join tables, and Core
-/// Data's value encodings. `Tests/StrataTests/Fixtures/CoreData/FORMAT.md` describes the format.
+/// `Z_PK`/`Z_ENT`, entity numbers from `Z_PRIMARYKEY`, the metadata in `Z_METADATA`, join
+/// tables, ordering columns, and Core Data's value encodings.
+/// `Tests/StrataTests/Fixtures/CoreData/FORMAT.md` describes the format.
 ///
 /// Objects come out as neutral values — ``ImportedObject``s and ``ImportedLinks`` — for an
-/// importer to turn into objects (``CoreDataImport``).
+/// importer to turn into objects (``CoreDataImport``). Read them inside ``read(_:)``, which
+/// sees one consistent state of the store however long it takes, even while Core Data writes:
+///
+/// ```swift
+/// let reader = try CoreDataStoreReader(url: coreDataURL, schema: version.schema)
+/// try reader.read { snapshot in
+///     try snapshot.forEachObject { object in print(object.entityName, object.primaryKey) }
+/// }
+/// ```
 public struct CoreDataStoreReader: Sendable {
     /// The store file.
     public let url: URL
@@ -15,6 +24,11 @@ public struct CoreDataStoreReader: Sendable {
     public let schema: Schema
     /// Entity numbers (`Z_ENT`) by entity name.
     public let entityNumbers: [String: Int64]
+    /// The store's UUID (`Z_METADATA.Z_UUID`), which Core Data's object URIs carry.
+    public let storeUUID: String?
+    /// The entities that the store's metadata (`NSStoreModelVersionHashes`) names; `nil` when
+    /// the metadata cannot be read.
+    public let versionHashEntityNames: Set<String>?
     private let columnsByTable: [String: Set<String>]
 
     /// Opens the store at `url` for reading, checking that its layout fits `schema`.
@@ -24,7 +38,7 @@ public struct CoreDataStoreReader: Sendable {
     public init(url: URL, schema: Schema) throws {
         self.url = url
         self.schema = schema
-        let (numbers, columns) = try Self.read(url) { db in
+        let (numbers, columns, uuid, hashNames) = try Self.read(url) { db in
             guard try db.tableExists("Z_PRIMARYKEY"), try db.tableExists("Z_METADATA") else {
                 throw StrataError(
                     .notAStore, "\(url.path) is not a store written by Core Data (it has no Z_PRIMARYKEY and Z_METADATA tables).",
@@ -38,10 +52,22 @@ public struct CoreDataStoreReader: Sendable {
             for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
                 columns[table] = Set(try db.columns(in: table).map(\.name))
             }
-            return (numbers, columns)
+            var uuid: String?
+            var hashNames: Set<String>?
+            if let row = try GRDB.Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") {
+                uuid = row[0]
+                if let plist: Data = row[1], case .dictionary(let metadata)? = try? BinaryPropertyList.value(of: plist),
+                    case .dictionary(let hashes)? = metadata["NSStoreModelVersionHashes"]
+                {
+                    hashNames = Set(hashes.keys)
+                }
+            }
+            return (numbers, columns, uuid, hashNames)
         }
         entityNumbers = numbers
         columnsByTable = columns
+        storeUUID = uuid
+        versionHashEntityNames = hashNames
         let problems = layoutProblems()
         guard problems.isEmpty else {
             throw StrataError(
@@ -65,26 +91,74 @@ public struct CoreDataStoreReader: Sendable {
         }
     }
 
+    /// Runs `body` with a view of the store as it is now: one read transaction, so every
+    /// object and link it reads belongs to the same committed state, whatever Core Data
+    /// writes meanwhile.
+    ///
+    /// - Throws: ``StrataError`` when the store cannot be read, and what `body` throws.
+    public func read<T>(_ body: (Snapshot) throws -> T) throws -> T {
+        try Self.read(url) { db in try body(Snapshot(reader: self, db: db)) }
+    }
+
     // MARK: Layout
 
     static func tableName(_ entity: Entity) -> String { "Z" + entity.rootEntity.name.uppercased() }
     static func columnName(_ property: String) -> String { "Z" + property.uppercased() }
+    /// The column that orders the members of an ordered relationship: `Z_FOK_` and the name of
+    /// the column (without its `Z`, or its `Z_`) that points at them.
+    static func orderColumnName(_ column: String) -> String {
+        if column == "REFLEXIVE" { return "Z_FOK_REFLEXIVE" }
+        return "Z_FOK_" + (column.hasPrefix("Z_") ? column.dropFirst(2) : column.dropFirst())
+    }
 
-    /// The join table of a many-to-many relationship and its two key columns (this side's,
-    /// the destination's), trying the name each side would give it.
-    func joinTable(of relationship: RelationshipDescription, in entity: Entity) -> (table: String, source: String, destination: String)? {
+    /// The join table of a to-many relationship whose inverse is to-many or absent.
+    struct JoinTable {
+        var name: String
+        /// The column of the keys of the relationship's source.
+        var source: String
+        /// The column of the keys of its destination.
+        var destination: String
+        /// The columns ordering the destinations per source, and the sources per destination.
+        var destinationOrder: String?
+        var sourceOrder: String?
+    }
+
+    /// The join table of `relationship`, trying the name each side would give it (many-to-many),
+    /// or the source's (no inverse).
+    func joinTable(of relationship: RelationshipDescription, in entity: Entity) -> JoinTable? {
         guard let destination = schema.entity(named: relationship.destinationEntityName),
-            let inverseName = relationship.inverseName,
             let sourceNumber = entityNumbers[StoreLayout.declaringEntity(ofRelationship: relationship.name, in: entity).name],
-            let destinationNumber = entityNumbers[StoreLayout.declaringEntity(ofRelationship: inverseName, in: destination).name]
+            let destinationNumber = entityNumbers[destination.name]
+        else { return nil }
+        guard let inverseName = relationship.inverseName else {
+            // No inverse: Z_<source><NAME> with the destinations in Z_<destination><NAME> (the
+            // column naming rule of join tables) and the sources in the one other key column.
+            let table = "Z_\(sourceNumber)\(relationship.name.uppercased())"
+            let target = "Z_\(destinationNumber)\(relationship.name.uppercased())"
+            guard let columns = columnsByTable[table], columns.contains(target) else { return nil }
+            let others = columns.subtracting([target]).filter { !$0.hasPrefix("Z_FOK_") }
+            guard others.count == 1, let source = others.first, entity.rootEntity.name != destination.rootEntity.name || sourceNumber != destinationNumber
+            else { return nil }
+            let order = Self.orderColumnName(target)
+            return JoinTable(
+                name: table, source: source, destination: target,
+                destinationOrder: relationship.isOrdered && columns.contains(order) ? order : nil)
+        }
+        guard let inverse = destination.relationship(named: inverseName),
+            let inverseNumber = entityNumbers[StoreLayout.declaringEntity(ofRelationship: inverseName, in: destination).name]
         else { return nil }
         let source = "Z_\(sourceNumber)\(inverseName.uppercased())"
         // A relationship that is its own inverse names its second column REFLEXIVE.
         let isOwnInverse = inverseName == relationship.name && destination.name == entity.name
-        let target = isOwnInverse ? "REFLEXIVE" : "Z_\(destinationNumber)\(relationship.name.uppercased())"
-        for table in ["Z_\(sourceNumber)\(relationship.name.uppercased())", "Z_\(destinationNumber)\(inverseName.uppercased())"] {
+        let target = isOwnInverse ? "REFLEXIVE" : "Z_\(inverseNumber)\(relationship.name.uppercased())"
+        for table in ["Z_\(sourceNumber)\(relationship.name.uppercased())", "Z_\(inverseNumber)\(inverseName.uppercased())"] {
             if let columns = columnsByTable[table], columns.contains(source), columns.contains(target) {
-                return (table, source, target)
+                let destinationOrder = Self.orderColumnName(target)
+                let sourceOrder = Self.orderColumnName(source)
+                return JoinTable(
+                    name: table, source: source, destination: target,
+                    destinationOrder: relationship.isOrdered && columns.contains(destinationOrder) ? destinationOrder : nil,
+                    sourceOrder: inverse.isOrdered && columns.contains(sourceOrder) ? sourceOrder : nil)
             }
         }
         return nil
@@ -102,6 +176,9 @@ public struct CoreDataStoreReader: Sendable {
             let extra = stored.subtracting(names).sorted()
             if !missing.isEmpty { problems.append("the store has no entity \(missing.joined(separator: ", "))") }
             if !extra.isEmpty { problems.append("the store has entities the model lacks: \(extra.joined(separator: ", "))") }
+        }
+        if let hashed = versionHashEntityNames, !names.isSubset(of: hashed) {
+            problems.append("the store's metadata has no version hash for \(names.subtracting(hashed).sorted().joined(separator: ", "))")
         }
         // Core Data gives sibling subentities' properties of one name numbered columns (ZTITLE,
         // ZTITLE1, …) in an order Strata cannot know yet: refuse rather than read the wrong one.
@@ -127,41 +204,92 @@ public struct CoreDataStoreReader: Sendable {
                 problems.append("no column \(Self.columnName(attribute.name)) for \(entity.name).\(attribute.name)")
             }
             for relationship in entity.relationships where !relationship.isTransient {
+                let name = "\(entity.name).\(relationship.name)"
+                let inverse = relationship.inverseName.flatMap { schema.entity(named: relationship.destinationEntityName)?.relationship(named: $0) }
                 if !relationship.isToMany {
                     if !columns.contains(Self.columnName(relationship.name)) {
-                        problems.append("no column \(Self.columnName(relationship.name)) for \(entity.name).\(relationship.name)")
+                        problems.append("no column \(Self.columnName(relationship.name)) for \(name)")
                     }
-                } else if relationship.isOrdered {
-                    problems.append("\(entity.name).\(relationship.name) is ordered, which Strata does not import from Core Data yet")
-                } else if let inverse = relationship.inverseName.flatMap({ schema.entity(named: relationship.destinationEntityName)?.relationship(named: $0) }) {
-                    if inverse.isToMany, joinTable(of: relationship, in: entity) == nil {
-                        problems.append("no join table for \(entity.name).\(relationship.name)")
+                    if let inverse, inverse.isOrdered, !columns.contains(Self.orderColumnName(Self.columnName(relationship.name))) {
+                        problems.append("no column \(Self.orderColumnName(Self.columnName(relationship.name))) ordering \(relationship.destinationEntityName).\(inverse.name)")
                     }
+                } else if let inverse, !inverse.isToMany {
+                    continue  // one-to-many: the destination's column holds it
+                } else if let join = joinTable(of: relationship, in: entity) {
+                    if relationship.isOrdered, join.destinationOrder == nil {
+                        problems.append("no column ordering \(name) in \(join.name)")
+                    }
+                } else if inverse == nil {
+                    problems.append("no join table for \(name), which has no inverse (Z_\(entityNumbers[entity.name].map(String.init) ?? "?")\(relationship.name.uppercased()) with a column Z_\(entityNumbers[relationship.destinationEntityName].map(String.init) ?? "?")\(relationship.name.uppercased()) and one for the sources)")
                 } else {
-                    problems.append("\(entity.name).\(relationship.name) has no inverse, which Strata does not import from Core Data")
+                    problems.append("no join table for \(name)")
                 }
             }
         }
         return Array(Set(problems)).sorted()
     }
 
-    // MARK: Rows
+    // MARK: Whole-store reads
 
-    /// Every object of the store, root table by root table.
+    /// Every object of the store, root table by root table, read at once.
     public func rows() throws -> [ImportedObject] {
-        let entityNames = Dictionary(entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-        return try Self.read(url) { db in
+        try read { snapshot in
             var rows: [ImportedObject] = []
+            try snapshot.forEachObject { rows.append($0) }
+            return rows
+        }
+    }
+
+    /// The links of every to-many relationship that the objects' to-one references do not
+    /// give (see ``Snapshot/forEachLinks(_:)``), read at once.
+    public func links() throws -> [ImportedLinks] {
+        try read { snapshot in
+            var result: [ImportedLinks] = []
+            try snapshot.forEachLinks { result.append($0) }
+            return result
+        }
+    }
+
+    /// One consistent view of a Core Data store, inside ``CoreDataStoreReader/read(_:)``.
+    public struct Snapshot {
+        let reader: CoreDataStoreReader
+        let db: Database
+
+        /// The number of objects in the store.
+        public func objectCount() throws -> Int {
+            var count = 0
+            for root in reader.schema.entities where root.superentity == nil {
+                count += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(CoreDataStoreReader.tableName(root)))") ?? 0
+            }
+            return count
+        }
+
+        /// Calls `body` with every object of the store, root table by root table in `Z_PK`
+        /// order, one at a time (memory stays flat however large the store is).
+        ///
+        /// - Parameters:
+        ///   - includingAttributes: Whether to read and decode attribute values; without
+        ///     them, objects carry their to-one references only.
+        ///   - body: Called with each object.
+        /// - Throws: ``StrataError`` with ``StrataError/Code/corruptStore`` or
+        ///   ``StrataError/Code/typeMismatch`` for values Core Data would not have written,
+        ///   ``StrataError/Code/unrepresentableValue`` for a transformable value with no JSON
+        ///   form; and what `body` throws.
+        public func forEachObject(includingAttributes: Bool = true, _ body: (ImportedObject) throws -> Void) throws {
+            let schema = reader.schema
+            let entityNames = Dictionary(reader.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
             for root in schema.entities where root.superentity == nil {
-                let table = Self.tableName(root)
+                let table = CoreDataStoreReader.tableName(root)
                 let kinds = schema.entities.filter { $0.rootEntity.name == root.name }
                 var columns: [String] = []
                 for entity in kinds {
-                    for attribute in entity.declaration.attributes where !attribute.isTransient {
-                        columns.append(Self.columnName(attribute.name))
+                    if includingAttributes {
+                        for attribute in entity.declaration.attributes where !attribute.isTransient {
+                            columns.append(CoreDataStoreReader.columnName(attribute.name))
+                        }
                     }
                     for relationship in entity.declaration.relationships where !relationship.isTransient && !relationship.isToMany {
-                        columns.append(Self.columnName(relationship.name))
+                        columns.append(CoreDataStoreReader.columnName(relationship.name))
                     }
                 }
                 columns = Array(Set(columns)).sorted()
@@ -177,50 +305,92 @@ public struct CoreDataStoreReader: Sendable {
                         throw StrataError(
                             .corruptStore,
                             "The row with Z_PK \(key) of \(table) has entity number \(number.map(String.init) ?? "NULL"), which names no entity of that table in Z_PRIMARYKEY and the model.",
-                            fileURL: url)
+                            fileURL: reader.url)
                     }
                     var row = ImportedObject(entityName: name, primaryKey: key)
-                    for attribute in entity.attributes where !attribute.isTransient {
-                        guard let index = position[Self.columnName(attribute.name)] else { continue }
-                        row.values[attribute.name] = try decode(
-                            stored[index] as DatabaseValue, attribute: attribute, entity: entity, key: key)
+                    if includingAttributes {
+                        for attribute in entity.attributes where !attribute.isTransient {
+                            guard let index = position[CoreDataStoreReader.columnName(attribute.name)] else { continue }
+                            row.values[attribute.name] = try reader.decode(
+                                stored[index] as DatabaseValue, attribute: attribute, entity: entity, key: key)
+                        }
                     }
                     for relationship in entity.relationships where !relationship.isTransient && !relationship.isToMany {
-                        guard let index = position[Self.columnName(relationship.name)], let target: Int64 = stored[index],
+                        guard let index = position[CoreDataStoreReader.columnName(relationship.name)], let target: Int64 = stored[index],
                             let destination = schema.entity(named: relationship.destinationEntityName)
                         else { continue }
                         row.toOne[relationship.name] = ImportedReference(rootEntity: destination.rootEntity.name, primaryKey: target)
                     }
-                    rows.append(row)
+                    try body(row)
                 }
             }
-            return rows
         }
-    }
 
-    /// The links of every many-to-many relationship, once per pair of inverse relationships.
-    public func manyToManyLinks() throws -> [ImportedLinks] {
-        var seen: Set<String> = []
-        var result: [ImportedLinks] = []
-        try Self.read(url) { db in
+        /// Calls `body` with the links of each to-many relationship that the objects' to-one
+        /// references do not give, or not in order: many-to-many relationships (once per pair
+        /// of inverses, or once per ordered side), to-many relationships without inverse, and
+        /// ordered one-to-many relationships. Links are sorted by source, and an ordered
+        /// relationship's destinations come in their order.
+        ///
+        /// - Throws: ``StrataError`` when the store cannot be read, and what `body` throws.
+        public func forEachLinks(_ body: (ImportedLinks) throws -> Void) throws {
+            let schema = reader.schema
+            var seen: Set<String> = []
             for entity in schema.entities {
                 for relationship in entity.declaration.relationships where relationship.isToMany && !relationship.isTransient {
-                    guard let (table, source, destination) = joinTable(of: relationship, in: entity),
-                        seen.insert(table).inserted
-                    else { continue }
-                    var links = ImportedLinks(entityName: entity.name, relationship: relationship.name)
-                    for row in try GRDB.Row.fetchAll(db, sql: "SELECT \(quoted(source)), \(quoted(destination)) FROM \(quoted(table))") {
-                        if let a: Int64 = row[0], let b: Int64 = row[1] { links.pairs.append(ImportedLinkPair(source: a, destination: b)) }
+                    let inverse = relationship.inverseName.flatMap { schema.entity(named: relationship.destinationEntityName)?.relationship(named: $0) }
+                    if let inverse, !inverse.isToMany {
+                        // One-to-many: ordered ones need the order column of the destination's table.
+                        guard relationship.isOrdered, let destination = schema.entity(named: relationship.destinationEntityName) else { continue }
+                        let key = CoreDataStoreReader.columnName(inverse.name)
+                        var links = ImportedLinks(entityName: entity.name, relationship: relationship.name, isOrdered: true)
+                        let sql = """
+                            SELECT \(quoted(key)), Z_PK FROM \(quoted(CoreDataStoreReader.tableName(destination))) WHERE \(quoted(key)) IS NOT NULL \
+                            ORDER BY \(quoted(key)), \(quoted(CoreDataStoreReader.orderColumnName(key))), Z_PK
+                            """
+                        links.pairs = try pairs(sql)
+                        try body(links)
+                        continue
                     }
-                    result.append(links)
+                    guard let join = reader.joinTable(of: relationship, in: entity), seen.insert(join.name).inserted else { continue }
+                    let sides: [(entity: Entity, relationship: RelationshipDescription, source: String, destination: String, order: String?)]
+                    if let inverse, let destination = schema.entity(named: relationship.destinationEntityName), !relationship.isOrdered, inverse.isOrdered {
+                        sides = [(destination, inverse, join.destination, join.source, join.sourceOrder)]
+                    } else if let inverse, let destination = schema.entity(named: relationship.destinationEntityName), relationship.isOrdered, inverse.isOrdered,
+                        relationship.name != inverse.name || entity.name != destination.name
+                    {
+                        sides = [
+                            (entity, relationship, join.source, join.destination, join.destinationOrder),
+                            (destination, inverse, join.destination, join.source, join.sourceOrder),
+                        ]
+                    } else {
+                        sides = [(entity, relationship, join.source, join.destination, join.destinationOrder)]
+                    }
+                    for side in sides {
+                        var links = ImportedLinks(
+                            entityName: StoreLayout.declaringEntity(ofRelationship: side.relationship.name, in: side.entity).name,
+                            relationship: side.relationship.name, isOrdered: side.relationship.isOrdered)
+                        let order = side.order.map { "\(quoted($0)), " } ?? ""
+                        links.pairs = try pairs(
+                            "SELECT \(quoted(side.source)), \(quoted(side.destination)) FROM \(quoted(join.name)) ORDER BY \(quoted(side.source)), \(order)\(quoted(side.destination))")
+                        try body(links)
+                    }
                 }
             }
         }
-        return result
+
+        private func pairs(_ sql: String) throws -> [ImportedLinkPair] {
+            var pairs: [ImportedLinkPair] = []
+            let cursor = try GRDB.Row.fetchCursor(db, sql: sql)
+            while let row = try cursor.next() {
+                if let a: Int64 = row[0], let b: Int64 = row[1] { pairs.append(ImportedLinkPair(source: a, destination: b)) }
+            }
+            return pairs
+        }
     }
 
     /// A stored value in Core Data's encoding, as Strata's.
-    private func decode(_ value: DatabaseValue, attribute: AttributeDescription, entity: Entity, key: Int64) throws -> AttributeValue {
+    func decode(_ value: DatabaseValue, attribute: AttributeDescription, entity: Entity, key: Int64) throws -> AttributeValue {
         func mismatch() -> StrataError {
             StrataError(
                 .typeMismatch,
@@ -266,14 +436,18 @@ public struct CoreDataStoreReader: Sendable {
         case (.codable, .blob), (.codable, .string):
             let bytes = Self.bytes(of: value)
             if (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) != nil { return .codable(bytes) }
-            throw StrataError(
-                .unrepresentableValue,
-                "\(entity.name).\(attribute.name) of the object with Z_PK \(key) holds a transformable value that is not JSON (Core Data archives them with NSKeyedArchiver); Strata cannot read it. Import that attribute in a custom stage, or make it binary data in the model.",
-                entityName: entity.name, propertyName: attribute.name, fileURL: url)
+            do {
+                return .codable(try KeyedArchive.jsonData(from: bytes))
+            } catch {
+                throw StrataError(
+                    .unrepresentableValue,
+                    "\(entity.name).\(attribute.name) of the object with Z_PK \(key) holds a transformable value Strata cannot read: \(error). Import that attribute in a custom stage, or make it binary data in the model.",
+                    entityName: entity.name, propertyName: attribute.name, fileURL: url)
+            }
         case (.codable, _):
             throw StrataError(
                 .unrepresentableValue,
-                "\(entity.name).\(attribute.name) of the object with Z_PK \(key) holds a transformable value that is not JSON (Core Data archives them with NSKeyedArchiver); Strata cannot read it. Import that attribute in a custom stage, or make it binary data in the model.",
+                "\(entity.name).\(attribute.name) of the object with Z_PK \(key) holds \(value), which is not a transformable value as Core Data writes one.",
                 entityName: entity.name, propertyName: attribute.name, fileURL: url)
         default:
             throw mismatch()
@@ -323,12 +497,13 @@ public struct CoreDataStoreReader: Sendable {
     }
 }
 
+extension CoreDataStoreReader.Snapshot: ImportedStoreSnapshot {}
+
 extension StoreDescription {
-    /// The objects and many-to-many links of the Core Data store at `url`, written with
-    /// `schema` (see ``CoreDataStoreReader``).
-    static func readCoreDataStore(at url: URL, schema: Schema) throws -> (objects: [ImportedObject], links: [ImportedLinks]) {
-        let reader = try CoreDataStoreReader(url: url, schema: schema)
-        return (try reader.rows(), try reader.manyToManyLinks())
+    /// Runs `body` with one consistent view of the Core Data store at `url`, written with
+    /// `schema`, after checking its layout (see ``CoreDataStoreReader``).
+    static func readCoreDataStore<T>(at url: URL, schema: Schema, _ body: (any ImportedStoreSnapshot) throws -> T) throws -> T {
+        try CoreDataStoreReader(url: url, schema: schema).read { try body($0) }
     }
 
     /// Throws unless the Core Data store at `url` has the layout `schema` gives.

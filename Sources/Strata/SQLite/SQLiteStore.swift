@@ -113,6 +113,42 @@ public final class SQLiteStore: PersistentStore {
         self.removesSideFilesOnClose = false
     }
 
+    /// Creates a store in memory, private to this instance, that starts as a copy of the
+    /// store file at `url` (``StoreDescription/inMemory(copyOf:configuration:isReadOnly:)``).
+    ///
+    /// The file is opened read-only and never written; later changes to it do not reach the
+    /// copy, and saves to the copy do not reach the file. The copy keeps the file's store
+    /// identifier, so object IDs and their URIs are the same in both.
+    ///
+    /// - Parameters:
+    ///   - url: A Strata store file written with `schema`.
+    ///   - schema: The schema of the objects in the store.
+    ///   - isReadOnly: Whether saves to the copy are refused.
+    /// - Throws: ``StrataError`` as ``init(url:schema:isReadOnly:persistentHistoryTracking:)``
+    ///   does for a read-only open of `url`, or ``StrataError/Code/storeError`` when the copy
+    ///   cannot be made.
+    public init(inMemoryCopyOf url: URL, schema: Schema, isReadOnly: Bool = false) throws {
+        let file = try SQLiteStore(url: url, schema: schema, isReadOnly: true)
+        defer { try? file.close() }
+        let queue: DatabaseQueue
+        do {
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
+            queue = try DatabaseQueue(configuration: configuration)
+            try file.writer.backup(to: queue)
+        } catch {
+            throw StrataError(.storeError, "Could not copy the store at \(url.path) into memory.", fileURL: url, underlyingError: error)
+        }
+        historyTracking = LockedBox(file.isPersistentHistoryTrackingEnabled)
+        self.identifier = file.identifier
+        self.schema = schema
+        self.url = nil
+        self.layout = file.layout
+        self.writer = queue
+        self.isReadOnly = isReadOnly
+        self.removesSideFilesOnClose = false
+    }
+
     public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
         commitObservers.add(observer)
     }

@@ -21,7 +21,12 @@ extension StoreDescription {
             try SQLiteStore(
                 url: url, schema: schema, isReadOnly: isReadOnly,
                 persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
-        case .inMemory: try SQLiteStore(inMemoryWith: schema, persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
+        case .inMemory:
+            if let initialContentsURL {
+                try SQLiteStore(inMemoryCopyOf: initialContentsURL, schema: schema, isReadOnly: isReadOnly)
+            } else {
+                try SQLiteStore(inMemoryWith: schema, persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
+            }
         }
     }
 }

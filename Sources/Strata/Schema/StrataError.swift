@@ -222,3 +222,14 @@ extension StrataError.Code {
     /// the underlying error). The store is left as it was.
     public static let migrationFailed = Self(rawValue: "migrationFailed")
 }
+
+extension StrataError {
+    /// The messages of `errors` as one sentence run for a summary message: the first
+    /// `limit`, then how many more there are (the full list stays in ``details``), so that a
+    /// save refusing a million objects does not make a message of a million sentences.
+    static func summary(of errors: [StrataError], limit: Int = 5) -> String {
+        let shown = errors.prefix(limit).map(\.message).joined(separator: " ")
+        guard errors.count > limit else { return shown }
+        return shown + " … and \(errors.count - limit) more (see details)."
+    }
+}

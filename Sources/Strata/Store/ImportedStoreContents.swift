@@ -34,19 +34,22 @@ public struct ImportedReference: Sendable, Hashable {
     }
 }
 
-/// The links of one imported many-to-many relationship.
+/// The links of one imported to-many relationship.
 public struct ImportedLinks: Sendable {
     /// The entity that declares the relationship.
     public var entityName: String
     /// The relationship.
     public var relationship: String
-    /// Keys of the entity's objects and of their destinations.
+    /// Whether the relationship is ordered: each source's destinations come in their order.
+    public var isOrdered: Bool
+    /// Keys of the entity's objects and of their destinations, sorted by source.
     public var pairs: [ImportedLinkPair]
 
     /// Creates the links of a relationship.
-    public init(entityName: String, relationship: String, pairs: [ImportedLinkPair] = []) {
+    public init(entityName: String, relationship: String, isOrdered: Bool = false, pairs: [ImportedLinkPair] = []) {
         self.entityName = entityName
         self.relationship = relationship
+        self.isOrdered = isOrdered
         self.pairs = pairs
     }
 }
@@ -63,4 +66,16 @@ public struct ImportedLinkPair: Sendable, Hashable {
         self.source = source
         self.destination = destination
     }
+}
+
+/// One consistent view of a store of another program, read object by object
+/// (``CoreDataStoreReader/Snapshot``): how importers above the store layer read it.
+protocol ImportedStoreSnapshot {
+    /// The number of objects in the store.
+    func objectCount() throws -> Int
+    /// Calls `body` with every object, one at a time.
+    func forEachObject(includingAttributes: Bool, _ body: (ImportedObject) throws -> Void) throws
+    /// Calls `body` with the links of each to-many relationship the objects' to-one references
+    /// do not give.
+    func forEachLinks(_ body: (ImportedLinks) throws -> Void) throws
 }

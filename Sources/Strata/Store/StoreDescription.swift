@@ -37,8 +37,17 @@ public struct StoreDescription: Sendable, Hashable {
     /// fail with ``StrataError/Code/storeNotWritable`` and nothing is written; fetches, counts
     /// and aggregates work as usual, and see what other processes commit. The store must exist.
     /// Use it to look into another app's or process's store, or into a copy that must stay
-    /// byte-identical. In-memory stores ignore it.
+    /// byte-identical. An in-memory store honours it when it starts from a file's contents
+    /// (``initialContentsURL``); an empty one ignores it.
     public var isReadOnly: Bool
+
+    /// For an in-memory store: a Strata store file whose contents the store starts with.
+    ///
+    /// The file is opened read-only and copied into memory when the container opens: it is
+    /// never written, and the two go their own ways afterwards. Use it for previews and tests
+    /// seeded from a bundled store, or to look into a store with no risk of changing it
+    /// (with ``isReadOnly``). `nil`, the default, starts empty. SQLite file stores ignore it.
+    public var initialContentsURL: URL?
 
     /// Whether the store records persistent history (Core Data's
     /// `NSPersistentHistoryTrackingKey`): who saved what, transaction by transaction, for
@@ -84,6 +93,19 @@ public struct StoreDescription: Sendable, Hashable {
 
     /// An in-memory store for every entity.
     public static var inMemory: StoreDescription { StoreDescription(kind: .inMemory) }
+
+    /// An in-memory store that starts as a copy of the Strata store file at `url`, optionally
+    /// refusing saves (see ``initialContentsURL``).
+    ///
+    /// ```swift
+    /// let preview = try PersistentContainer(
+    ///     name: "Preview", schema: schema, storeDescriptions: [.inMemory(copyOf: bundledStoreURL)])
+    /// ```
+    public static func inMemory(copyOf url: URL, configuration: String? = nil, isReadOnly: Bool = false) -> StoreDescription {
+        var description = StoreDescription(kind: .inMemory, configuration: configuration, isReadOnly: isReadOnly)
+        description.initialContentsURL = url
+        return description
+    }
 
     /// An in-memory store for the entities of one configuration, optionally recording
     /// persistent history.

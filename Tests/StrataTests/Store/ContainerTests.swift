@@ -29,6 +29,53 @@ import Testing
         #expect(container.objectID(forURIRepresentation: id.uriRepresentation) == id)
     }
 
+    @Test func anInMemoryStoreCanStartAsACopyOfAFile() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("Seed.sqlite")
+        let id: ObjectID
+        do {
+            let container = try PersistentContainer(name: "Seed", entities: [Movie.self], storeDescriptions: [.sqlite(url)])
+            let context = container.newBackgroundContext()
+            let movie = Movie(context: context)
+            movie.title = "Heat"
+            try context.save()
+            id = movie.objectID
+            try container.close()
+        }
+        let before = try Data(contentsOf: url)
+
+        // A writable copy: saves stay in memory; the same IDs name the same objects.
+        let copy = try PersistentContainer(name: "Copy", entities: [Movie.self], storeDescriptions: [.inMemory(copyOf: url)])
+        let context = copy.newBackgroundContext()
+        let movie = try #require(try context.existingObject(with: id) as? Movie)
+        #expect(movie.title == "Heat")
+        movie.title = "Thief"
+        Movie(context: context).title = "Collateral"
+        try context.save()
+        #expect(try context.count(for: FetchRequest<Movie>()) == 2)
+        try copy.close()
+        #expect(try Data(contentsOf: url) == before)
+
+        // A read-only copy refuses saves.
+        let readOnly = try PersistentContainer(
+            name: "ReadOnly", entities: [Movie.self], storeDescriptions: [.inMemory(copyOf: url, isReadOnly: true)])
+        defer { try? readOnly.close() }
+        let reader = readOnly.newBackgroundContext()
+        #expect(try reader.fetch(FetchRequest<Movie>()).map(\.title) == ["Heat"])
+        Movie(context: reader).title = "Ronin"
+        let error = #expect(throws: StrataError.self) { try reader.save() }
+        #expect(error?.code == .storeNotWritable)
+
+        // A file that is not a store of the schema is refused as a file open would refuse it.
+        try Data("not a store".utf8).write(to: directory.url.appendingPathComponent("Text.sqlite"))
+        let foreign = #expect(throws: StrataError.self) {
+            try PersistentContainer(
+                name: "Foreign", entities: [Movie.self],
+                storeDescriptions: [.inMemory(copyOf: directory.url.appendingPathComponent("Text.sqlite"))])
+        }
+        #expect(foreign?.code == .notAStore)
+    }
+
     @Test func containersOfTheSameClassesShareOneSchema() throws {
         let directory = try TemporaryDirectory()
         let first = try PersistentContainer(

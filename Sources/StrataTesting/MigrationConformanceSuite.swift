@@ -22,6 +22,7 @@ public struct MigrationConformanceSuite: Sendable {
         case aConstraintViolationLeavesTheStoreAsItWas
         case theVersionThatWroteAStoreIsDetected
         case customStagesRunOnTheSchemaOfTheirSide
+        case hierarchyChangesKeepTheData
 
         /// The check's name.
         public var testDescription: String { rawValue }
@@ -43,6 +44,7 @@ public struct MigrationConformanceSuite: Sendable {
         case .aConstraintViolationLeavesTheStoreAsItWas: try aConstraintViolationLeavesTheStoreAsItWas()
         case .theVersionThatWroteAStoreIsDetected: try theVersionThatWroteAStoreIsDetected()
         case .customStagesRunOnTheSchemaOfTheirSide: try customStagesRunOnTheSchemaOfTheirSide()
+        case .hierarchyChangesKeepTheData: try hierarchyChangesKeepTheData()
         }
     }
 
@@ -73,6 +75,34 @@ public struct MigrationConformanceSuite: Sendable {
                 }
                 if self == .v3 { book.uniquenessConstraints = [["name"]] }
                 return try Schema([book, tag])
+            }
+        }
+    }
+
+    /// h1: `Work` with a subentity `Book`, and `Note` pointing at a work; h2: a new abstract
+    /// parent `Item` (with a defaulted attribute) over `Note`, and `Book` out of `Work`'s
+    /// hierarchy with attributes of its own.
+    enum Hierarchies: String, ModelVersion {
+        case h1, h2
+
+        var modelVersion: Schema {
+            get throws {
+                let title = AttributeDescription(name: "title", type: .string, defaultValue: .string(""))
+                let pages = AttributeDescription(name: "pages", type: .integer32, defaultValue: .integer(0))
+                var note = EntityDescription(
+                    name: "Note", attributes: [AttributeDescription(name: "text", type: .string, defaultValue: .string(""))],
+                    relationships: [RelationshipDescription(name: "about", destination: "Work")])
+                let work = EntityDescription(name: "Work", attributes: [title])
+                guard self == .h2 else {
+                    return try Schema([work, EntityDescription(name: "Book", superentity: "Work", attributes: [pages]), note])
+                }
+                note.superentityName = "Item"
+                return try Schema([
+                    EntityDescription(
+                        name: "Item", isAbstract: true,
+                        attributes: [AttributeDescription(name: "label", type: .string, defaultValue: .string("none"))]),
+                    note, work, EntityDescription(name: "Book", attributes: [title, pages]),
+                ])
             }
         }
     }
@@ -191,5 +221,35 @@ public struct MigrationConformanceSuite: Sendable {
         let pages = try container.newBackgroundContext().fetch(FetchRequest<ManagedObject>(entityName: "Book"))
             .map { try $0.value(forKey: "pages") as? Int32 }
         #expect(pages == [412])
+    }
+
+    func hierarchyChangesKeepTheData() throws {
+        let description = try makeStoreDescription()
+        do {
+            let container = try PersistentContainer(name: "Migration", schema: try Hierarchies.h1.modelVersion, storeDescriptions: [description])
+            defer { try? container.close() }
+            let context = container.newBackgroundContext()
+            let essay = try insert("Work", in: context, ["title": "Essay"])
+            let dune = try insert("Book", in: context, ["title": "Dune", "pages": Int32(412)])
+            try insert("Note", in: context, ["text": "on the essay"]).setValue(essay, forKey: "about")
+            try insert("Note", in: context, ["text": "on dune"]).setValue(dune, forKey: "about")
+            try context.save()
+        }
+        try Hierarchies.migrationManager().migrateStore(description, to: .h2)
+        #expect(try Hierarchies.versionsForStore(description) == [.h2])
+        let container = try PersistentContainer(name: "Migration", schema: try Hierarchies.h2.modelVersion, storeDescriptions: [description])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Item")) == 2)
+        let items = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note", sortDescriptors: [FetchSortDescriptor(key: "text")]))
+        #expect(try items.map { try $0.value(forKey: "text") as? String } == ["on dune", "on the essay"])
+        #expect(try items.map { try $0.value(forKey: "label") as? String } == ["none", "none"])
+        // The book is no longer a work: the note about it lets go; the one about the essay keeps it.
+        #expect(try items[0].value(forKey: "about") == nil)
+        #expect(try (items[1].value(forKey: "about") as? ManagedObject)?.value(forKey: "title") as? String == "Essay")
+        let books = try context.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+        #expect(try books.map { try $0.value(forKey: "title") as? String } == ["Dune"])
+        #expect(try books.map { try $0.value(forKey: "pages") as? Int32 } == [412])
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Work")) == 1)
     }
 }

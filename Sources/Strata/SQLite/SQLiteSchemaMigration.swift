@@ -91,14 +91,20 @@ struct SQLiteSchemaMigration {
         if let (column, targets) = targetsByColumn.first(where: { $0.value.count > 1 }) {
             throw unsupported("\"\(column) would split into \(targets.sorted().joined(separator: ", ")) for sibling entities\"")
         }
+        // Hierarchies may gain a new parent, lose entities, and move entities within them (as
+        // Core Data infers); two existing hierarchies cannot become one (their keys would clash).
+        for root in new.entities where root.superentity == nil {
+            let sources = Set(
+                new.entities.filter { $0.rootEntity.name == root.name }.compactMap { entity in
+                    entityOrigin[entity.name].flatMap { old.entity(named: $0)?.rootEntity.name }
+                })
+            if sources.count > 1 {
+                throw unsupported(
+                    "\"\(root.name)'s hierarchy would merge the hierarchies of \(sources.sorted().joined(separator: " and "))\" (entities of two hierarchies cannot come to share a parent)")
+            }
+        }
         for entity in new.entities {
             guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName) else { continue }
-            let oldParent = oldEntity.superentity?.name
-            let newParent = entity.superentity.map { entityOrigin[$0.name] ?? "new entity \($0.name)" }
-            if oldParent != newParent {
-                throw unsupported(
-                    "\"\(entity.name) moves from parent \(oldParent ?? "none") to \(entity.superentity?.name ?? "none")\"")
-            }
             for attribute in entity.attributes where !attribute.isTransient {
                 guard let previousName = origin(ofProperty: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: entity)
                 else { continue }
@@ -287,15 +293,21 @@ struct SQLiteSchemaMigration {
         }
         for index in existingIndexes where !keptIndexNames.contains(index.name) { try dropIndex(index.name) }
 
-        // Entity tables: matched by the root entity each continues.
+        // Entity tables: each continues, in place, the table of the old hierarchy whose root it
+        // holds (its own root's, or the one a new parent took in). The rows of entities that
+        // left their hierarchy move to their new table first, while the old one has its old shape.
         var matchedOldTables: Set<String> = []
+        var inPlace: [String: StoreLayout.Table] = [:]
         for table in newLayout.tables where !table.isJoinTable {
-            guard let root = new.entity(named: table.name), let oldRootName = entityOrigin[root.name],
-                let oldTable = oldTables[oldRootName], !oldTable.isJoinTable
-            else {
+            if let oldRootName = inPlaceOrigin(ofTable: table.name), let oldTable = oldTables[oldRootName], !oldTable.isJoinTable {
+                inPlace[table.name] = oldTable
+            } else {
                 try db.execute(sql: table.sql)
-                continue
             }
+        }
+        rows += try moveRowsBetweenTables(db, inPlace: inPlace)
+        for table in newLayout.tables where !table.isJoinTable {
+            guard let oldTable = inPlace[table.name] else { continue }
             matchedOldTables.insert(oldTable.name)
             if oldTable.name != table.name {
                 try db.execute(sql: "ALTER TABLE \(quoted(oldTable.name)) RENAME TO \(quoted(table.name))")
@@ -394,17 +406,29 @@ struct SQLiteSchemaMigration {
         // Values every row of an entity must have now: defaults for new and newly required
         // attributes.
         for entity in new.entities {
-            guard let layout = newLayout.entities[entity.name], entityOrigin[entity.name] != nil else { continue }
+            // Rows that are this entity's now: of its kinds that existed (a new parent over an
+            // existing entity has some), and of the kinds it gained (an entity moved under it).
+            guard let layout = newLayout.entities[entity.name], entity.kindNames.contains(where: { entityOrigin[$0] != nil })
+            else { continue }
             let oldEntity = old.entity(named: entityOrigin[entity.name] ?? "")
+            let gainedKinds = entity.kindNames.filter { kind in
+                guard let origin = entityOrigin[kind] else { return false }
+                return oldEntity?.kindNames.contains(origin) != true
+            }
             for (index, attribute) in entity.attributes.enumerated() where !attribute.isOptional {
                 guard let column = layout.attributeColumns[index],
                     entity.superentity?.attribute(named: attribute.name) == nil  // the declaring entity fills it
                 else { continue }
                 let previousName = origin(ofProperty: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: entity)
                 let previous = previousName.flatMap { oldEntity?.attribute(named: $0) }
-                if let previous, !previous.isOptional, !previous.isTransient { continue }
+                var kinds = entity.kindNames
+                if let previous, !previous.isOptional, !previous.isTransient {
+                    // Rows that had it keep their values; rows of kinds new to the entity need one.
+                    guard !gainedKinds.isEmpty else { continue }
+                    kinds = Set(gainedKinds)
+                }
                 let scope =
-                    " AND \(quoted(StoreLayout.entityColumn)) IN (" + entity.kindNames.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                    " AND \(quoted(StoreLayout.entityColumn)) IN (" + kinds.sorted().map { "'\($0)'" }.joined(separator: ", ")
                     + ")"
                 if attribute.defaultValue == .null {
                     let missing = try Int.fetchOne(
@@ -424,6 +448,7 @@ struct SQLiteSchemaMigration {
         }
 
         for links in moved { rows += try restoreLinks(db, links, url: url) }
+        rows += try releaseLinksToDepartedKinds(db)
         // To-one columns that name their target's entity (added when the destination gained
         // subentities, or when links moved into the column) are filled from the targets.
         for entity in new.entities {
@@ -455,6 +480,121 @@ struct SQLiteSchemaMigration {
                 try db.execute(sql: index.sql)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw try duplicateError(db, index: index, url: url, underlying: error)
+            }
+        }
+        return rows
+    }
+
+    // MARK: Hierarchy changes
+
+    /// The old root entity whose table the new table `name` continues in place: the one old
+    /// root that an entity of the new hierarchy continues (``check()`` refuses two).
+    private func inPlaceOrigin(ofTable name: String) -> String? {
+        for entity in new.entities where entity.rootEntity.name == name {
+            if let originName = entityOrigin[entity.name], let previous = old.entity(named: originName), previous.superentity == nil {
+                return originName
+            }
+        }
+        return nil
+    }
+
+    /// The old name of every kind of `entity` (itself and its subentities) in the old schema.
+    private func oldKinds(of entity: Entity) -> Set<String> {
+        guard let originName = entityOrigin[entity.name], let previous = old.entity(named: originName) else { return [] }
+        return previous.kindNames
+    }
+
+    /// Moves the rows of entities whose table changes (an entity that left its hierarchy, or
+    /// joined a new one apart from its old root) from their old table into their new one, and
+    /// deletes them from the old; keys stay, so object IDs and links stay valid.
+    private func moveRowsBetweenTables(_ db: Database, inPlace: [String: StoreLayout.Table]) throws -> Int {
+        var rows = 0
+        for table in newLayout.tables where !table.isJoinTable && inPlace[table.name] == nil {
+            // Entities of the new table that existed: all come from one old table (check()).
+            let movers = new.entities.filter { $0.rootEntity.name == table.name && entityOrigin[$0.name] != nil }
+            guard let first = movers.first, let firstOrigin = entityOrigin[first.name],
+                let source = old.entity(named: firstOrigin)?.rootEntity.name
+            else { continue }
+            let oldColumns = Set(oldLayout.tables.first { $0.name == source }?.columns.map(\.name) ?? [])
+            var targets: [String] = []
+            var values: [String] = []
+            for column in table.columns {
+                let name = column.name
+                var origin: String?
+                if [StoreLayout.primaryKeyColumn, StoreLayout.versionColumn].contains(name) {
+                    origin = name
+                } else if name == StoreLayout.entityColumn {
+                    // Renamed entities take their new names on the way.
+                    let cases = movers.compactMap { mover -> String? in
+                        guard let previous = entityOrigin[mover.name], previous != mover.name else { return nil }
+                        return " WHEN '\(previous)' THEN '\(mover.name)'"
+                    }
+                    targets.append(quoted(name))
+                    values.append(cases.isEmpty ? quoted(name) : "CASE \(quoted(name))\(cases.joined()) ELSE \(quoted(name)) END")
+                    continue
+                } else {
+                    var property = name
+                    var suffix = ""
+                    for marker in ["_entity", "_order"] where name.hasPrefix("_") && name.hasSuffix(marker) {
+                        property = String(name.dropFirst().dropLast(marker.count))
+                        suffix = marker
+                    }
+                    for mover in movers where mover.attribute(named: property) != nil || mover.relationship(named: property) != nil {
+                        let renaming = mover.attribute(named: property)?.renamingIdentifier ?? mover.relationship(named: property)?.renamingIdentifier
+                        if let previous = self.origin(ofProperty: property, renamingIdentifier: renaming, in: mover) {
+                            origin = suffix.isEmpty ? previous : "_\(previous)\(suffix)"
+                            break
+                        }
+                    }
+                }
+                guard let origin, oldColumns.contains(origin) else { continue }
+                targets.append(quoted(name))
+                values.append(quoted(origin))
+            }
+            let kinds = movers.compactMap { entityOrigin[$0.name] }.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            try db.execute(
+                sql: "INSERT INTO \(quoted(table.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))")
+            rows += db.changesCount
+            try db.execute(sql: "DELETE FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))")
+        }
+        return rows
+    }
+
+    /// Lets go of links to objects that are no longer of a relationship's destination (their
+    /// entity left the destination's hierarchy), as a nullify delete rule would: to-one keys
+    /// become NULL and join rows go. Only relationships whose ends lost kinds are looked at.
+    private func releaseLinksToDepartedKinds(_ db: Database) throws -> Int {
+        func lostKinds(_ entity: Entity) -> Bool {
+            let now = Set(entity.kindNames.compactMap { entityOrigin[$0] })
+            return !oldKinds(of: entity).isSubset(of: now)
+        }
+        func keys(of entity: Entity) -> String {
+            "SELECT \(quoted(StoreLayout.primaryKeyColumn)) FROM \(quoted(entity.rootEntity.name)) WHERE \(quoted(StoreLayout.entityColumn)) IN ("
+                + entity.kindNames.sorted().map { "'\($0)'" }.joined(separator: ", ") + ")"
+        }
+        var rows = 0
+        var seenJoinTables: Set<String> = []
+        for entity in new.entities {
+            guard let layout = newLayout.entities[entity.name] else { continue }
+            for (index, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
+                guard entity.superentity?.relationship(named: relationship.name) == nil,  // the declaring entity's
+                    let destination = new.entity(named: relationship.destinationEntityName)
+                else { continue }
+                if let column = layout.toOneColumns[index], lostKinds(destination) {
+                    let entityColumn = layout.toOneEntityColumns[index].map { ", \(quoted($0)) = NULL" } ?? ""
+                    rows += try update(
+                        db,
+                        "UPDATE \(quoted(layout.table)) SET \(quoted(column)) = NULL\(entityColumn) WHERE \(quoted(column)) IS NOT NULL AND \(quoted(column)) NOT IN (\(keys(of: destination)))\(Self.kindsClause(layout.kindNames))",
+                        [])
+                }
+                if case .joinTable(let table, let source, let target, _)? = layout.toMany[index], seenJoinTables.insert(table).inserted {
+                    if lostKinds(entity) {
+                        rows += try update(db, "DELETE FROM \(quoted(table)) WHERE \(quoted(source)) NOT IN (\(keys(of: entity)))", [])
+                    }
+                    if lostKinds(destination) {
+                        rows += try update(db, "DELETE FROM \(quoted(table)) WHERE \(quoted(target)) NOT IN (\(keys(of: destination)))", [])
+                    }
+                }
             }
         }
         return rows

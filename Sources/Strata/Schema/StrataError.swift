@@ -213,9 +213,9 @@ extension StrataError.Code {
     /// ``StoreDescription/isPersistentHistoryTrackingEnabled``), or a history token belongs to
     /// another store.
     public static let persistentHistoryUnavailable = Self(rawValue: "persistentHistoryUnavailable")
-    /// A schema change a lightweight migration cannot infer (a type change, an entity moving
-    /// to another parent, a required attribute with no value for stored objects); the message
-    /// names it. Migrate it in a custom stage.
+    /// A schema change a lightweight migration cannot infer (a type change, two entity
+    /// hierarchies becoming one, a required attribute with no value for stored objects); the
+    /// message names it. Migrate it in a custom stage.
     public static let unsupportedMigration = Self(rawValue: "unsupportedMigration")
     /// A migration could not run: no path of stages leads from the store's version to the
     /// target, the store matches no known version, or a stage's own code failed (its error is

@@ -17,11 +17,20 @@ import Testing
 public struct MigrationConformanceSuite: Sendable {
     /// One check of the suite.
     public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        /// Renames, a defaulted new attribute, an entity rename and a new uniqueness
+        /// constraint, migrated in lightweight steps, keep every object and link.
         case lightweightStepsKeepTheData
+        /// A custom stage that throws leaves the store as it was.
         case aFailingStageLeavesTheStoreAsItWas
+        /// Stored rows that break a new uniqueness constraint stop the migration, leaving the
+        /// store as it was.
         case aConstraintViolationLeavesTheStoreAsItWas
+        /// The version that wrote a store is the one detected, before and after migrating.
         case theVersionThatWroteAStoreIsDetected
+        /// A custom stage's hooks see the old schema before and the new one after.
         case customStagesRunOnTheSchemaOfTheirSide
+        /// A new parent over an existing entity and an entity leaving its hierarchy keep the
+        /// objects, and release links to objects that left a relationship's destination.
         case hierarchyChangesKeepTheData
 
         /// The check's name.

@@ -56,6 +56,20 @@ import Testing
         #expect(again.output.contains("nothing to migrate"))
     }
 
+    @Test func aStoreOpenInAnotherProcessIsNotMigrated() throws {
+        let bundle = try XcodeModelBundle.load(contentsOf: Self.model)
+        let schema = try #require(bundle.version(named: "Students 2")).schema
+        let container = try PersistentContainer(name: "Students", schema: schema, storeDescriptions: [.sqlite(store)])
+        let before = try Data(contentsOf: store)
+        let refused = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("is open in another container or process"), "\(refused.errorOutput)")
+        #expect(try Data(contentsOf: store) == before)
+        try container.close()
+        let migrated = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        #expect(migrated.status == 0, "\(migrated.errorOutput)")
+    }
+
     @Test func badInputIsATypedErrorWithExitStatusOne() throws {
         let unknownVersion = try runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 9"])
         #expect(unknownVersion.status == 1)

@@ -96,7 +96,9 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     /// - Throws: ``StrataError``: ``StrataError/Code/unsupportedMigration`` for a change no
     ///   lightweight stage can infer, ``StrataError/Code/constraintConflict`` for stored rows
     ///   that break a new uniqueness constraint, ``StrataError/Code/migrationFailed`` when a
-    ///   stage's code throws (its error is the underlying error). The store is then as it was.
+    ///   stage's code throws (its error is the underlying error),
+    ///   ``StrataError/Code/storeInUse`` while a container (of this process or another) has
+    ///   the store open — a migration needs the store to itself. The store is then as it was.
     @discardableResult
     public func migrateStore(
         at url: URL, to target: Version = .currentVersion, progress: (@Sendable (MigrationProgress) -> Void)? = nil
@@ -109,6 +111,13 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     public func migrateStore(
         _ description: StoreDescription, to target: Version = .currentVersion,
         progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws -> MigrationPlan<Version> {
+        try description.withExclusiveAccess { try migrateExclusively(description, to: target, progress: progress) }
+    }
+
+    /// Migrates the store, which nothing else has open.
+    private func migrateExclusively(
+        _ description: StoreDescription, to target: Version, progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> MigrationPlan<Version> {
         let plan = try plan(forStore: description, to: target)
         guard !plan.stages.isEmpty else { return plan }

@@ -41,6 +41,8 @@ public final class SQLiteStore: PersistentStore {
     private let removesSideFilesOnClose: Bool
     /// The task looking for other processes' commits, while one runs.
     private let remoteChangePolling = LockedBox<Task<Void, Never>?>(nil)
+    /// The shared lock a file store holds while open, which keeps migrations out.
+    private let fileLock: StoreFileLock?
 
     /// Opens the store at `url`, creating it (and its folder) if there is no file yet.
     ///
@@ -69,12 +71,17 @@ public final class SQLiteStore: PersistentStore {
         let layout = StoreLayout(schema: schema)
         removesSideFilesOnClose =
             !isReadOnly || (Self.fileSize(atPath: url.path + "-wal") == nil && Self.fileSize(atPath: url.path + "-shm") == nil)
+        // Taken before SQLite opens the file, so that a store being migrated is not read with
+        // its old schema (a new store is locked once it exists).
+        let earlyLock = try StoreFileLock(url: url, exclusive: false)
         let opened = try Self.openFile(at: url, schema: schema, layout: layout, isReadOnly: isReadOnly)
         do {
+            fileLock = try earlyLock.isHolding ? earlyLock : StoreFileLock(url: url, exclusive: false)
             historyTracking = LockedBox(
                 try Self.prepareHistory(opened.pool, requested: persistentHistoryTracking, isReadOnly: isReadOnly))
         } catch {
             try? opened.pool.close()
+            if let error = error as? StrataError { throw error }
             throw Self.openingError(error, url: url)
         }
         self.identifier = opened.identifier
@@ -111,6 +118,7 @@ public final class SQLiteStore: PersistentStore {
         self.writer = queue
         self.isReadOnly = false
         self.removesSideFilesOnClose = false
+        self.fileLock = nil
     }
 
     /// Creates a store in memory, private to this instance, that starts as a copy of the
@@ -147,6 +155,7 @@ public final class SQLiteStore: PersistentStore {
         self.writer = queue
         self.isReadOnly = isReadOnly
         self.removesSideFilesOnClose = false
+        self.fileLock = nil
     }
 
     public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
@@ -234,5 +243,6 @@ public final class SQLiteStore: PersistentStore {
             throw StrataError(.storeError, "Could not close the store: \(error.localizedDescription)", fileURL: url, underlyingError: error)
         }
         if let url, removesSideFilesOnClose { Self.removeSideFilesIfUnused(of: url) }
+        fileLock?.release()
     }
 }

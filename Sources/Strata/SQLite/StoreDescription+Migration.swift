@@ -26,6 +26,18 @@ extension StoreDescription {
         return try SQLiteStore.recordedSchema(at: url)
     }
 
+    /// Runs `body` with the store to itself: holding its file's lock exclusively (see
+    /// ``StoreFileLock``), so that no container has it open with another schema meanwhile.
+    ///
+    /// - Throws: ``StrataError`` with ``StrataError/Code/storeInUse`` when a container (of this
+    ///   process or another) has the store open; what `body` throws.
+    func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
+        guard case .sqlite(let url) = kind else { return try body() }
+        let lock = try StoreFileLock(url: url, exclusive: true)
+        defer { lock.release() }
+        return try body()
+    }
+
     /// Applies `steps` to the store in one SQLite transaction: all of them, or — when any
     /// fails or the process dies — none.
     ///
@@ -63,7 +75,19 @@ extension StoreDescription {
                     try? JSONDecoder().decode([String].self, from: $0)
                 } ?? []
                 for (number, (step, migration)) in zip(steps, migrations).enumerated() {
-                    rows += try migration.apply(db, url: url)
+                    do {
+                        rows += try migration.apply(db, url: url)
+                    } catch let error as DatabaseError
+                        where ![.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY].contains(error.resultCode)
+                    {
+                        // The statement (never values: migrations bind none that matter) names
+                        // what the store holds that the step did not expect.
+                        let busy = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+                        throw StrataError(
+                            busy ? .storeInUse : .migrationFailed,
+                            "Stage \"\(step.label)\" failed in SQLite: \(error.message ?? "\(error.resultCode)")\(error.sql.map { " (in: \($0))" } ?? ""). The store at \(url.path) was not modified.",
+                            fileURL: url, underlyingError: error)
+                    }
                     labels.append(step.label)
                     progress(number, rows)
                 }
@@ -139,7 +163,7 @@ extension StoreDescription {
             }
             guard busy == 0 else {
                 throw StrataError(
-                    .storeNotWritable,
+                    .storeInUse,
                     "The store at \(url.path) is in use by another connection, so a migration cannot finish; close every container that has it open. The store was not modified.",
                     fileURL: url)
             }

@@ -192,6 +192,10 @@ extension StrataError.Code {
     public static let incompatibleSchema = Self(rawValue: "incompatibleSchema")
     /// The store cannot be created or written at its location (read-only file or folder).
     public static let storeNotWritable = Self(rawValue: "storeNotWritable")
+    /// The store is in use in a way that excludes the operation: a migration while a container
+    /// has the store open, or opening a store while it migrates. Try again once the other
+    /// side is done.
+    public static let storeInUse = Self(rawValue: "storeInUse")
     /// The database reported an error; ``StrataError/underlyingError`` holds it.
     public static let storeError = Self(rawValue: "storeError")
     /// A row changed or disappeared since the object was read (optimistic locking).

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StrataTesting
 import Testing
 
@@ -287,6 +288,26 @@ enum TwoVersions: String, ModelVersion {
         #expect(try short.value(forKey: "words") as? Int16 == 3)
         #expect(try (short.value(forKey: "movie") as? ManagedObject)?.value(forKey: "title") as? String == "Heat")
         #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Review")) == 2)
+    }
+
+    @Test func anSQLiteFailureInAStepIsAMigrationErrorThatLeavesTheStore() throws {
+        // Something other than Strata added a view over Movie.studio, so SQLite refuses to drop
+        // the column.
+        try makeStore(try Schema(Self.movies))
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in try db.execute(sql: "CREATE VIEW studios AS SELECT studio FROM Movie") }
+        try queue.close()
+        var new = Self.movies
+        new[0].attributes.removeAll { $0.name == "studio" }
+        let schemas: [TwoVersions: Schema] = [.old: try Schema(Self.movies), .new: try Schema(new)]
+        let before = try Data(contentsOf: url)
+        let error = TwoVersions.$schemas.withValue(schemas) {
+            #expect(throws: StrataError.self) { try TwoVersions.migrationManager().migrateStore(at: url) }
+        }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("failed in SQLite") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("was not modified") == true)
+        #expect(try Data(contentsOf: url) == before)
     }
 
     @Test func mergingTwoHierarchiesIsRefused() throws {

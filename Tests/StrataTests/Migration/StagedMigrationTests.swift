@@ -178,6 +178,36 @@ enum StudentVersions: String, ModelVersion {
         #expect(try fileBytes() == before)
     }
 
+    @Test func aStoreOpenInAContainerIsNotMigratedAndNoneOpensOneMigrating() throws {
+        try makeV1Store(students: [("Ada", 1)])
+        let container = try open(.v1)
+        let before = try fileBytes()
+        let refused = #expect(throws: StrataError.self) { try StudentVersions.migrationManager().migrateStore(at: url) }
+        #expect(refused?.code == .storeInUse)
+        #expect(try fileBytes() == before)
+        try container.close()
+
+        // While a migration holds the store, containers are turned away (as a migration in
+        // another process would turn them away), and read-only opens too.
+        let migrating = try StoreFileLock(url: url, exclusive: true)
+        for readOnly in [false, true] {
+            let opening = #expect(throws: StrataError.self) {
+                try PersistentContainer(
+                    name: "Students", schema: try StudentVersions.v1.modelVersion, storeDescriptions: [.sqlite(url, isReadOnly: readOnly)])
+            }
+            #expect(opening?.code == .storeInUse)
+            #expect(opening?.message.contains("is being migrated") == true)
+        }
+        migrating.release()
+        try StudentVersions.migrationManager().migrateStore(at: url)
+        #expect(try StudentVersions.versionsForStore(at: url) == [.v4])
+        // Two containers of one process share the store as before.
+        let first = try open(.v4)
+        let second = try open(.v4)
+        try first.close()
+        try second.close()
+    }
+
     @Test func aFailingCustomStageLeavesTheStoreByteIdentical() throws {
         try makeV1Store(students: [("Ada", 1)])
         // A blob that is not JSON makes the v1 → v2 stage's code throw.

@@ -179,7 +179,14 @@ import Testing
         try queue.write { db in
             try db.execute(sql: """
                 INSERT INTO Z_PRIMARYKEY VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0);
-                CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER );
+                CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER );
+                CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTIMESTAMP TIMESTAMP, ZAUTHOR INTEGER );
+                INSERT INTO ATRANSACTION VALUES (1, 16002, 1, 700000000, NULL);
+                INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 1, 1);
+                -- CloudKit mirroring: its entities' numbers are not documented; their names are.
+                INSERT INTO Z_PRIMARYKEY VALUES (7, 'NSCKRecordMetadata', 0, 1), (8, 'NSCKRecordZoneMetadata', 0, 1);
+                CREATE TABLE ANSCKRECORDMETADATA ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZENTITYID INTEGER, ZENTITYPK INTEGER, ZCKRECORDNAME VARCHAR );
+                INSERT INTO ANSCKRECORDMETADATA VALUES (1, 7, 1, 1, 1, 'Heat');
                 """)
         }
         try queue.close()

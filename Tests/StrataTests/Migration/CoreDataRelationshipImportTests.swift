@@ -40,6 +40,7 @@ import Testing
                 relationships: [
                     RelationshipDescription(name: "album", destination: "Album", inverse: "tracks"),
                     RelationshipDescription(name: "playlists", destination: "Playlist", inverse: "songs", isToMany: true),
+                    RelationshipDescription(name: "similar", destination: "Song", inverse: "similar", isToMany: true),
                 ]),
         ])
     }
@@ -63,6 +64,7 @@ import Testing
                 CREATE TABLE Z_2SONGS ( Z_2PLAYLISTS INTEGER, Z_3SONGS INTEGER, Z_FOK_3SONGS INTEGER, PRIMARY KEY (Z_2PLAYLISTS, Z_3SONGS) );
                 CREATE INDEX Z_2SONGS_Z_3SONGS_INDEX ON Z_2SONGS (Z_3SONGS, Z_2PLAYLISTS);
                 CREATE TABLE Z_2FEATUREDALBUMS ( Z_2FEATUREDALBUMS1 INTEGER, Z_1FEATUREDALBUMS INTEGER, PRIMARY KEY (Z_2FEATUREDALBUMS1, Z_1FEATUREDALBUMS) );
+                CREATE TABLE Z_3SIMILAR ( Z_3SIMILAR INTEGER, REFLEXIVE INTEGER, PRIMARY KEY (Z_3SIMILAR, REFLEXIVE) );
                 CREATE INDEX ZSONG_ZALBUM_INDEX ON ZSONG (ZALBUM);
                 CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
                 CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
@@ -83,6 +85,8 @@ import Testing
             }
             if songs >= 3 {
                 try db.execute(sql: "INSERT INTO Z_2SONGS VALUES (1, 3, 1024), (1, 1, 2048), (1, 2, 3072)")
+                // A relationship that is its own inverse: its second column is REFLEXIVE.
+                try db.execute(sql: "INSERT INTO Z_3SIMILAR VALUES (1, 2), (1, 3)")
             }
             let metadata: [String: Any] = [
                 "NSStoreType": "SQLite", "NSStoreModelVersionHashesVersion": 3, "NSPersistenceFrameworkVersion": 1447,
@@ -122,11 +126,15 @@ import Testing
         let song3 = try #require(try evening.value(forKey: "songs") as? [ManagedObject]).first
         #expect((try song3?.value(forKey: "playlists") as? Set<ManagedObject>)?.count == 1)
         #expect((try song3?.value(forKey: "album") as? ManagedObject) == albums[1])
+        // A many-to-many relationship that is its own inverse links both ways.
+        let song1 = try #require(try evening.value(forKey: "songs") as? [ManagedObject])[1]
+        #expect(try titles((song1.value(forKey: "similar") as? Set<ManagedObject>).map { $0.sorted { $0.objectID.description < $1.objectID.description } })
+            .sorted() == ["Song 2", "Song 3"])
+        #expect((try song3?.value(forKey: "similar") as? Set<ManagedObject>) == [song1])
         // To-many without inverse.
         let featured = try #require(try evening.value(forKey: "featuredAlbums") as? Set<ManagedObject>)
         #expect(Set(try featured.map { try $0.value(forKey: "title") as? String }) == ["Blue", "Kind"])
         // The archived dictionary arrives as JSON for Codable.
-        let song1 = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Song", predicate: try FetchPredicate(format: "title == 'Song 1'"))).first)
         let info = try #require(song1.value(forKey: "info") as? [String: Any])
         #expect(info["bpm"] as? Int == 120)
         #expect(info["tags"] as? [String] == ["jazz", "modal"])
@@ -186,7 +194,7 @@ import Testing
         let reader = try CoreDataStoreReader(url: source, schema: try Self.schema())
         #expect(reader.storeUUID == "4B1D0000-0000-4000-8000-0000000000AB")
         #expect(reader.versionHashEntityNames == ["Album", "Playlist", "Song"])
-        #expect(try reader.links().map(\.relationship).sorted() == ["featuredAlbums", "songs", "tracks"])
+        #expect(try reader.links().map(\.relationship).sorted() == ["featuredAlbums", "similar", "songs", "tracks"])
     }
 
     @Test func aMissingOrderColumnIsAnIncompatibleLayout() throws {

@@ -6,6 +6,8 @@ import Foundation
 enum PropertyListValue: Equatable {
     case boolean(Bool)
     case integer(Int64)
+    /// An integer above `Int64.max`.
+    case unsignedInteger(UInt64)
     case real(Double)
     /// Seconds since 2001-01-01 (Foundation's reference date).
     case date(Double)
@@ -38,6 +40,26 @@ struct BinaryPropertyList {
 
     /// The most values one list may expand to.
     static let maximumValueCount = 1_000_000
+    /// The deepest nesting a list may have (deeper ones would exhaust the stack).
+    static let maximumDepth = 512
+    /// The most bytes of data and text one list of `size` bytes may expand to: shared objects
+    /// are copied once per reference.
+    static func maximumExpandedBytes(forInputOf size: Int) -> Int { 64 << 20 + 4 * size }
+
+    /// What expanding a list may still use, and the objects on the current path.
+    struct Expansion {
+        var visiting: Set<Int> = []
+        var valuesLeft = BinaryPropertyList.maximumValueCount
+        var bytesLeft: Int
+
+        /// Counts one more value of `bytes` bytes, throwing past a limit.
+        mutating func use(bytes: Int = 0) throws(Malformed) {
+            valuesLeft -= 1
+            bytesLeft -= bytes
+            guard valuesLeft >= 0 else { throw Malformed(description: "more than \(BinaryPropertyList.maximumValueCount) values") }
+            guard bytesLeft >= 0 else { throw Malformed(description: "it expands to too many bytes (shared objects repeated)") }
+        }
+    }
 
     /// Whether `data` starts like a binary property list.
     static func isBinaryPropertyList(_ data: Data) -> Bool {
@@ -47,10 +69,9 @@ struct BinaryPropertyList {
     /// The top object of the binary property list in `data`.
     static func value(of data: Data) throws(Malformed) -> PropertyListValue {
         let list = try BinaryPropertyList(data)
-        var visiting: Set<Int> = []
         // Objects may be shared: a list of a few hundred bytes can expand exponentially.
-        var budget = maximumValueCount
-        return try list.object(list.top, visiting: &visiting, budget: &budget)
+        var expansion = Expansion(bytesLeft: maximumExpandedBytes(forInputOf: data.count))
+        return try list.object(list.top, &expansion)
     }
 
     private init(_ data: Data) throws(Malformed) {
@@ -117,11 +138,13 @@ struct BinaryPropertyList {
         return Int(value)
     }
 
-    private func object(_ index: Int, visiting: inout Set<Int>, budget: inout Int) throws(Malformed) -> PropertyListValue {
-        budget -= 1
-        guard budget >= 0 else { throw Malformed(description: "more than \(Self.maximumValueCount) values") }
-        guard visiting.insert(index).inserted else { throw Malformed(description: "object \(index) contains itself") }
-        defer { visiting.remove(index) }
+    private func object(_ index: Int, _ expansion: inout Expansion) throws(Malformed) -> PropertyListValue {
+        try expansion.use()
+        guard expansion.visiting.count < Self.maximumDepth else {
+            throw Malformed(description: "it nests deeper than \(Self.maximumDepth) levels")
+        }
+        guard expansion.visiting.insert(index).inserted else { throw Malformed(description: "object \(index) contains itself") }
+        defer { expansion.visiting.remove(index) }
         let position = offsets[index]
         let marker = try slice(position, 1).first ?? 0
         let nibble = marker & 0xF
@@ -137,8 +160,11 @@ struct BinaryPropertyList {
             let size = 1 << Int(nibble)
             guard size <= 16 else { throw Malformed(description: "an integer of \(size) bytes") }
             let raw = try slice(position + 1, size)
-            // 16-byte integers hold a 64-bit value in their low half; 8-byte ones are signed.
-            return .integer(Int64(bitPattern: Self.integer(raw.suffix(8))))
+            let low = Self.integer(raw.suffix(8))
+            guard size == 16 else { return .integer(Int64(bitPattern: low)) }  // 8-byte ones are signed
+            // 16-byte integers hold unsigned 64-bit values (those above Int64.max).
+            guard Self.integer(raw.prefix(8)) == 0 else { throw Malformed(description: "an integer beyond 64 bits") }
+            return low <= UInt64(Int64.max) ? .integer(Int64(low)) : .unsignedInteger(low)
         case 0x2:
             switch nibble {
             case 2: return .real(Double(Float(bitPattern: UInt32(Self.integer(try slice(position + 1, 4))))))
@@ -150,12 +176,15 @@ struct BinaryPropertyList {
             return .date(Double(bitPattern: Self.integer(try slice(position + 1, 8))))
         case 0x4:
             let (count, start) = try length(nibble, after: position)
+            try expansion.use(bytes: count)
             return .data(Data(try slice(start, count)))
         case 0x5:
             let (count, start) = try length(nibble, after: position)
+            try expansion.use(bytes: count)
             return .string(String(decoding: try slice(start, count), as: UTF8.self))
         case 0x6:
             let (count, start) = try length(nibble, after: position)
+            try expansion.use(bytes: count * 2)
             let raw = try slice(start, count * 2)
             var units: [UInt16] = []
             units.reserveCapacity(count)
@@ -169,7 +198,7 @@ struct BinaryPropertyList {
             _ = try slice(start, count * referenceSize)
             var elements: [PropertyListValue] = []
             for element in 0..<count {
-                elements.append(try object(try reference(at: start + element * referenceSize), visiting: &visiting, budget: &budget))
+                elements.append(try object(try reference(at: start + element * referenceSize), &expansion))
             }
             return .array(elements)
         case 0xD:
@@ -177,10 +206,10 @@ struct BinaryPropertyList {
             _ = try slice(start, 2 * count * referenceSize)
             var dictionary: [String: PropertyListValue] = [:]
             for entry in 0..<count {
-                guard case .string(let key) = try object(try reference(at: start + entry * referenceSize), visiting: &visiting, budget: &budget) else {
+                guard case .string(let key) = try object(try reference(at: start + entry * referenceSize), &expansion) else {
                     throw Malformed(description: "a dictionary key that is not a string")
                 }
-                dictionary[key] = try object(try reference(at: start + (count + entry) * referenceSize), visiting: &visiting, budget: &budget)
+                dictionary[key] = try object(try reference(at: start + (count + entry) * referenceSize), &expansion)
             }
             return .dictionary(dictionary)
         default:

@@ -29,10 +29,11 @@ enum KeyedArchive {
             else {
                 throw Unreadable(description: "its keyed archive has no $objects or $top")
             }
-            var unarchiver = Unarchiver(objects: objects)
+            var unarchiver = Unarchiver(objects: objects, bytesLeft: BinaryPropertyList.maximumExpandedBytes(forInputOf: data.count))
             json = try unarchiver.json(first)
         } else {
-            json = try plainJSON(value)
+            var depth = 0
+            json = try plainJSON(value, depth: &depth)
         }
         do {
             return try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys])
@@ -41,12 +42,19 @@ enum KeyedArchive {
         }
     }
 
-    /// A property list that is not an archive.
-    private static func plainJSON(_ value: PropertyListValue) throws(Unreadable) -> Any {
+    /// A property list that is not an archive (or a plain value inside one). `depth` counts
+    /// the containers around it: the parser limits nesting, and so does this.
+    private static func plainJSON(_ value: PropertyListValue, depth: inout Int) throws(Unreadable) -> Any {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= BinaryPropertyList.maximumDepth else {
+            throw Unreadable(description: "it nests deeper than \(BinaryPropertyList.maximumDepth) levels")
+        }
         switch value {
         case .null: return NSNull()
         case .boolean(let flag): return flag
         case .integer(let number): return number
+        case .unsignedInteger(let number): return number
         case .real(let number): return try finite(number)
         case .date(let seconds): return try finite(seconds)
         case .data(let bytes): return bytes.base64EncodedString()
@@ -54,11 +62,11 @@ enum KeyedArchive {
         case .uid: throw Unreadable(description: "it holds an object reference outside a keyed archive")
         case .array(let elements):
             var result: [Any] = []
-            for element in elements { result.append(try plainJSON(element)) }
+            for element in elements { result.append(try plainJSON(element, depth: &depth)) }
             return result
         case .dictionary(let entries):
             var result: [String: Any] = [:]
-            for (key, element) in entries { result[key] = try plainJSON(element) }
+            for (key, element) in entries { result[key] = try plainJSON(element, depth: &depth) }
             return result
         }
     }
@@ -73,19 +81,39 @@ enum KeyedArchive {
         let objects: [PropertyListValue]
         var visiting: Set<Int> = []
         /// Objects may be shared: an archive of a few hundred bytes can expand exponentially.
-        var budget = BinaryPropertyList.maximumValueCount
+        var valuesLeft = BinaryPropertyList.maximumValueCount
+        var bytesLeft: Int
+
+        init(objects: [PropertyListValue], bytesLeft: Int) {
+            self.objects = objects
+            self.bytesLeft = bytesLeft
+        }
 
         mutating func json(_ reference: PropertyListValue) throws(Unreadable) -> Any {
-            budget -= 1
-            guard budget >= 0 else { throw Unreadable(description: "its archive expands to more than \(BinaryPropertyList.maximumValueCount) objects") }
-            guard case .uid(let index) = reference else { return try KeyedArchive.plainJSON(reference) }
+            let result = try expand(reference)
+            // What references repeat counts each time it is repeated.
+            if let text = result as? String { bytesLeft -= text.utf8.count }
+            guard bytesLeft >= 0 else { throw Unreadable(description: "its archive expands to too many bytes (shared objects repeated)") }
+            return result
+        }
+
+        private mutating func expand(_ reference: PropertyListValue) throws(Unreadable) -> Any {
+            valuesLeft -= 1
+            guard valuesLeft >= 0 else { throw Unreadable(description: "its archive expands to more than \(BinaryPropertyList.maximumValueCount) objects") }
+            guard visiting.count < BinaryPropertyList.maximumDepth else {
+                throw Unreadable(description: "its archive nests deeper than \(BinaryPropertyList.maximumDepth) levels")
+            }
+            var depth = visiting.count
+            guard case .uid(let index) = reference else { return try KeyedArchive.plainJSON(reference, depth: &depth) }
             guard objects.indices.contains(index) else { throw Unreadable(description: "its archive refers to object \(index), which it lacks") }
             guard visiting.insert(index).inserted else { throw Unreadable(description: "its archive holds an object that contains itself") }
             defer { visiting.remove(index) }
             let object = objects[index]
             guard case .dictionary(let fields) = object else {
                 if case .string("$null") = object { return NSNull() }
-                return try KeyedArchive.plainJSON(object)
+                bytesLeft -= Self.byteSize(of: object)
+                guard bytesLeft >= 0 else { throw Unreadable(description: "its archive expands to too many bytes (shared objects repeated)") }
+                return try KeyedArchive.plainJSON(object, depth: &depth)
             }
             let className = self.className(of: fields)
             switch className {
@@ -137,6 +165,17 @@ enum KeyedArchive {
             default:
                 throw Unreadable(
                     description: "it holds an archived \(className ?? "object of no class"), which has no JSON form")
+            }
+        }
+
+        /// The bytes of data and text in a plain value (its nesting is bounded by the parser).
+        private static func byteSize(of value: PropertyListValue) -> Int {
+            switch value {
+            case .data(let bytes): bytes.count
+            case .string(let text): text.utf8.count
+            case .array(let elements): elements.reduce(0) { $0 + byteSize(of: $1) }
+            case .dictionary(let entries): entries.reduce(0) { $0 + $1.key.utf8.count + byteSize(of: $1.value) }
+            default: 0
             }
         }
 

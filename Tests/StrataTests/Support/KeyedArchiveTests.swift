@@ -85,6 +85,58 @@ import Testing
         #expect(error?.description.contains("more than 1000000 values") == true)
     }
 
+    @Test func deepNestingIsRefusedNotAStackOverflow() throws {
+        var list = HandMadePropertyList()
+        var previous = list.add(.string("x"))
+        for _ in 0..<20_000 { previous = list.add(.array([previous])) }
+        let error = #expect(throws: KeyedArchive.Unreadable.self) { try KeyedArchive.jsonData(from: list.data(top: previous)) }
+        #expect(error?.description.contains("nests deeper than 512 levels") == true)
+        // The same through an archive's references: each NSArray's only member is the next.
+        func chainedArchive(levels: Int) -> Data {
+            var archive = HandMadePropertyList()
+            let className = archive.add(.dictionary([(archive.add(.string("$classname")), archive.add(.string("NSArray")))]))
+            let objectsKey = archive.add(.string("NS.objects"))
+            let classKey = archive.add(.string("$class"))
+            var entries = [archive.add(.string("$null")), className]  // $objects[0] and [1]
+            for level in 0..<levels {
+                let member = archive.add(.uid(UInt16(level + 3)))  // $objects[level + 2] holds [level + 3]
+                entries.append(archive.add(.dictionary([(objectsKey, archive.add(.array([member]))), (classKey, archive.add(.uid(1)))])))
+            }
+            entries.append(archive.add(.string("bottom")))
+            let root = archive.add(.dictionary([
+                (archive.add(.string("$archiver")), archive.add(.string("NSKeyedArchiver"))),
+                (archive.add(.string("$objects")), archive.add(.array(entries))),
+                (archive.add(.string("$top")), archive.add(.dictionary([(archive.add(.string("root")), archive.add(.uid(2)))]))),
+            ]))
+            return archive.data(top: root)
+        }
+        let shallow = try KeyedArchive.jsonData(from: chainedArchive(levels: 3))
+        #expect(String(decoding: shallow, as: UTF8.self) == #"[[["bottom"]]]"#)
+        let deep = #expect(throws: KeyedArchive.Unreadable.self) { try KeyedArchive.jsonData(from: chainedArchive(levels: 5_000)) }
+        #expect(deep?.description.contains("nests deeper than 512 levels") == true)
+    }
+
+    @Test func sharedDataRepeatedByReferencesIsRefusedNotExpanded() throws {
+        // One megabyte, referenced 20 × 20 = 400 times by nested arrays: 400 MB of Base64.
+        var list = HandMadePropertyList()
+        let blob = list.add(.data(Data(repeating: 0xAB, count: 1 << 20)))
+        let inner = list.add(.array(Array(repeating: blob, count: 20)))
+        let outer = list.add(.array(Array(repeating: inner, count: 20)))
+        let error = #expect(throws: KeyedArchive.Unreadable.self) { try KeyedArchive.jsonData(from: list.data(top: outer)) }
+        #expect(error?.description.contains("too many bytes") == true)
+    }
+
+    @Test func unsignedIntegersAboveInt64MaxStayPositive() throws {
+        var list = HandMadePropertyList()
+        let big = list.add(.integer16(high: 0, low: UInt64.max))
+        let top = list.add(.array([big]))
+        let json = try KeyedArchive.jsonData(from: list.data(top: top))
+        #expect(String(decoding: json, as: UTF8.self) == "[18446744073709551615]")
+        var wide = HandMadePropertyList()
+        let tooWide = wide.add(.integer16(high: 1, low: 0))
+        #expect(throws: KeyedArchive.Unreadable.self) { try KeyedArchive.jsonData(from: wide.data(top: tooWide)) }
+    }
+
     @Test func anObjectThatContainsItselfIsRefused() throws {
         // $objects: ["$null", an NSArray whose only member is itself, its class].
         var list = HandMadePropertyList()
@@ -105,12 +157,14 @@ import Testing
     }
 }
 
-/// Writes small binary property lists object by object (one-byte offsets and references), so
+/// Writes binary property lists object by object (four-byte offsets, two-byte references), so
 /// that tests can build lists no Foundation writer would.
 struct HandMadePropertyList {
     enum Object {
         case string(String)
-        case uid(UInt8)
+        case data(Data)
+        case integer16(high: UInt64, low: UInt64)
+        case uid(UInt16)
         case array([Int])
         case dictionary([(key: Int, value: Int)])
     }
@@ -124,28 +178,33 @@ struct HandMadePropertyList {
 
     func data(top: Int) -> Data {
         var bytes = Array("bplist00".utf8)
-        var offsets: [UInt8] = []
+        var offsets: [Int] = []
+        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        // A marker with its length: in the low nibble, or in a four-byte integer after it.
+        func marker(_ type: UInt8, _ count: Int) -> [UInt8] {
+            count < 15 ? [type << 4 | UInt8(count)] : [type << 4 | 0xF, 0x12] + bigEndian(count, 4)
+        }
+        func references(_ indexes: [Int]) -> [UInt8] { indexes.flatMap { bigEndian($0, 2) } }
         for object in objects {
-            offsets.append(UInt8(bytes.count))
+            offsets.append(bytes.count)
             switch object {
             case .string(let text):
-                // Lengths of 15 and more follow the marker as a one-byte integer object.
-                bytes += text.utf8.count < 15 ? [0x50 | UInt8(text.utf8.count)] : [0x5F, 0x10, UInt8(text.utf8.count)]
-                bytes += Array(text.utf8)
+                bytes += marker(0x5, text.utf8.count) + Array(text.utf8)
+            case .data(let data):
+                bytes += marker(0x4, data.count) + Array(data)
+            case .integer16(let high, let low):
+                bytes += [0x14] + bigEndian(Int(bitPattern: UInt(high)), 8) + bigEndian(Int(bitPattern: UInt(low)), 8)
             case .uid(let value):
-                bytes += [0x80, value]
+                bytes += value < 256 ? [0x80, UInt8(value)] : [0x81, UInt8(value >> 8), UInt8(value & 0xFF)]
             case .array(let members):
-                bytes.append(0xA0 | UInt8(members.count))
-                bytes += members.map { UInt8($0) }
+                bytes += marker(0xA, members.count) + references(members)
             case .dictionary(let entries):
-                bytes.append(0xD0 | UInt8(entries.count))
-                bytes += entries.map { UInt8($0.key) } + entries.map { UInt8($0.value) }
+                bytes += marker(0xD, entries.count) + references(entries.map(\.key)) + references(entries.map(\.value))
             }
         }
         let tableOffset = bytes.count
-        bytes += offsets
-        func bigEndian(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + bigEndian(objects.count) + bigEndian(top) + bigEndian(tableOffset)
+        bytes += offsets.flatMap { bigEndian($0, 4) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, 2] + bigEndian(objects.count, 8) + bigEndian(top, 8) + bigEndian(tableOffset, 8)
         return Data(bytes)
     }
 }

@@ -194,6 +194,20 @@ public struct CoreDataStoreReader: Sendable {
                     "\(entities.sorted().joined(separator: " and ")) each declare \(name.lowercased()), which Core Data stores in numbered columns (Z\(name), Z\(name)1, …) that Strata does not import yet")
             }
         }
+        // Core Data pairs only the inverses a model names; a schema built in code may have paired
+        // two independent relationships, which Core Data stored apart and Strata would merge.
+        for entity in schema.entities {
+            for declared in entity.declaration.relationships where declared.inverseName == nil {
+                guard let inverse = entity.relationship(named: declared.name)?.inverseName,
+                    let destination = schema.entity(named: declared.destinationEntityName)
+                else { continue }
+                // Named from the other side (adopted) is the model's own pairing.
+                let otherSide = StoreLayout.declaringEntity(ofRelationship: inverse, in: destination).declaration.relationships
+                if otherSide.first(where: { $0.name == inverse })?.inverseName == declared.name { continue }
+                problems.append(
+                    "the schema pairs \(entity.name).\(declared.name) with \(destination.name).\(inverse) as inverses, which the model does not (Core Data kept them apart); load the model from its Xcode model, or name their inverses")
+            }
+        }
         for entity in schema.entities where stored.contains(entity.name) {
             let table = Self.tableName(entity)
             guard let columns = columnsByTable[table] else {

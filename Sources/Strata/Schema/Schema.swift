@@ -60,9 +60,11 @@ public final class Schema: Sendable, CustomStringConvertible {
         _ descriptions: [EntityDescription],
         configurations: [String: [String]],
         versionIdentifier: String?,
-        objectTypes: [String: AnyClass]
+        objectTypes: [String: AnyClass],
+        infersInverses: Bool = true
     ) throws {
-        var resolver = SchemaResolver(descriptions, configurations: configurations, objectTypes: objectTypes)
+        var resolver = SchemaResolver(
+            descriptions, configurations: configurations, objectTypes: objectTypes, infersInverses: infersInverses)
         let resolution = resolver.resolve()
         if !resolution.problems.isEmpty {
             let count = resolution.problems.count

@@ -52,10 +52,19 @@ struct SchemaResolver {
     /// Each entity's own relationships with their inverses resolved.
     private var resolvedRelationships: [String: [RelationshipDescription]] = [:]
 
-    init(_ descriptions: [EntityDescription], configurations: [String: [String]], objectTypes: [String: AnyClass]) {
+    /// Whether two unpaired relationships between two entities become each other's inverse
+    /// (SwiftData's inference for `@Entity` classes). Xcode models say exactly which
+    /// relationships are inverses, as Core Data reads them, so they infer none.
+    private let infersInverses: Bool
+
+    init(
+        _ descriptions: [EntityDescription], configurations: [String: [String]], objectTypes: [String: AnyClass],
+        infersInverses: Bool = true
+    ) {
         self.descriptions = descriptions
         self.configurations = configurations
         self.objectTypes = objectTypes
+        self.infersInverses = infersInverses
     }
 
     mutating func problem(_ code: StrataError.Code, _ message: String, entity: String?, property: String? = nil) {
@@ -277,9 +286,9 @@ struct SchemaResolver {
                 }
                 let fromHere = here.unpaired(to: destinationName).filter { !isNamedAsInverse($0.name) }
                 let fromThere = candidates.unpaired(to: entity.name).filter { !isNamedAsInverse($0.name) }
-                if fromHere.count == 1, fromThere.count == 1 {
+                if infersInverses, fromHere.count == 1, fromThere.count == 1 {
                     relationship.inverseName = fromThere[0].name
-                } else if fromThere.count > 1 {
+                } else if infersInverses, fromThere.count > 1 {
                     warnings.append(
                         "\(entity.name).\(relationship.name) has no inverse and \(destinationName) has several candidates (\(fromThere.map(\.name).joined(separator: ", "))); name the inverse."
                     )

@@ -273,9 +273,10 @@ struct XcodeModelReader {
 
         let schema: Schema
         do {
+            // As Core Data reads a model: a relationship without an inverse has none.
             schema = try Schema(
                 entities, configurations: configurations,
-                versionIdentifier: root.value("userDefinedModelVersionIdentifier"))
+                versionIdentifier: root.value("userDefinedModelVersionIdentifier"), objectTypes: [:], infersInverses: false)
         } catch var error as StrataError {
             error.fileURL = error.fileURL ?? fileURL
             throw error

@@ -197,6 +197,63 @@ import Testing
         #expect(try reader.links().map(\.relationship).sorted() == ["featuredAlbums", "similar", "songs", "tracks"])
     }
 
+    @Test func relationshipsTheModelLeavesUnpairedAreNotMerged() throws {
+        // Album.promotedIn (to-one) and Playlist.featuredAlbums (to-many) have no inverses: in an
+        // Xcode model they stay apart, as Core Data stored them; a schema built in code pairs
+        // them, and the import refuses it rather than merging their links.
+        try makeCoreDataStore()
+        let queue = try DatabaseQueue(path: source.path)
+        try queue.write { db in
+            try db.execute(sql: "ALTER TABLE ZALBUM ADD COLUMN ZPROMOTEDIN INTEGER")
+            try db.execute(sql: "UPDATE ZALBUM SET ZPROMOTEDIN = 2")  // the "Empty" playlist
+        }
+        try queue.close()
+        var entities = try Self.schema().entities.map(\.declaration)
+        entities[0].relationships.append(RelationshipDescription(name: "promotedIn", destination: "Playlist"))
+        let paired = try Schema(entities)
+        #expect(paired.entity(named: "Album")?.relationship(named: "promotedIn")?.inverseName == "featuredAlbums")
+        let error = #expect(throws: StrataError.self) { try CoreDataStoreReader(url: source, schema: paired) }
+        #expect(error?.code == .incompatibleSchema)
+        #expect(error?.message.contains("pairs Album.promotedIn with Playlist.featuredAlbums") == true, "\(String(describing: error))")
+
+        let model = try XcodeModel.parse(Data(Self.xcodeModel.utf8), name: "Library")
+        #expect(model.schema.entity(named: "Album")?.relationship(named: "promotedIn")?.inverseName == nil)
+        try CoreDataImport.importStore(at: source, schema: model.schema, to: destination)
+        let container = try PersistentContainer(name: "Imported", schema: model.schema, storeDescriptions: [.sqlite(destination)])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        for album in try context.fetch(FetchRequest<ManagedObject>(entityName: "Album")) {
+            #expect(try (album.value(forKey: "promotedIn") as? ManagedObject)?.value(forKey: "name") as? String == "Empty")
+        }
+        let evening = try #require(
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Playlist", predicate: try FetchPredicate(format: "name == 'Evening'"))).first)
+        #expect((try evening.value(forKey: "featuredAlbums") as? Set<ManagedObject>)?.count == 2)
+    }
+
+    /// The library model as Xcode writes it, with Album.promotedIn.
+    static let xcodeModel = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" systemVersion="22A380" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+            <entity name="Album" representedClassName="Album" syncable="YES">
+                <attribute name="title" attributeType="String"/>
+                <relationship name="tracks" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Song" inverseName="album" inverseEntity="Song"/>
+                <relationship name="promotedIn" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Playlist"/>
+            </entity>
+            <entity name="Playlist" representedClassName="Playlist" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <relationship name="songs" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Song" inverseName="playlists" inverseEntity="Song"/>
+                <relationship name="featuredAlbums" toMany="YES" deletionRule="Nullify" destinationEntity="Album"/>
+            </entity>
+            <entity name="Song" representedClassName="Song" syncable="YES">
+                <attribute name="title" attributeType="String"/>
+                <attribute name="info" optional="YES" attributeType="Transformable"/>
+                <relationship name="album" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Album" inverseName="tracks" inverseEntity="Album"/>
+                <relationship name="playlists" toMany="YES" deletionRule="Nullify" destinationEntity="Playlist" inverseName="songs" inverseEntity="Playlist"/>
+                <relationship name="similar" toMany="YES" deletionRule="Nullify" destinationEntity="Song" inverseName="similar" inverseEntity="Song"/>
+            </entity>
+        </model>
+        """
+
     @Test func aMissingOrderColumnIsAnIncompatibleLayout() throws {
         try makeCoreDataStore()
         let queue = try DatabaseQueue(path: source.path)

@@ -44,7 +44,7 @@ import Testing
         let result = try runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output == "Imported 2 objects written with Notes into \(output.path).\n")
-        #expect(result.errorOutput == "objects…\nrelationships…\n")  // not a terminal: one line per phase
+        #expect(result.errorOutput == "objects…\nrelationships…\nlinks…\n")  // not a terminal: one line per phase
         #expect(try Data(contentsOf: source) == before)
         let versions = try runStrata(["versions", output.path, "--model", model.path])
         #expect(versions.output == "Notes (store, current)\n")
@@ -62,7 +62,7 @@ import Testing
         let result = try runStrataInTerminal(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(result.status == 0, "\(result.terminal)")
         #expect(result.terminal.contains("\r[------------------------------]   0%  objects 0/4"))
-        #expect(result.terminal.contains("\r[##############################] 100%  relationships 4/4"))
+        #expect(result.terminal.contains("\r[##############################] 100%  links 4/4"))
         #expect(result.terminal.contains("Imported 2 objects written with Notes into"))
     }
 

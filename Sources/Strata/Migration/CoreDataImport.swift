@@ -50,7 +50,8 @@ public enum CoreDataImport {
         public var phase: Phase
         /// Units done: objects written, then objects connected, then links made.
         public var completedUnitCount: Int
-        /// Units in all: twice the number of objects, plus the number of links.
+        /// Units in all: twice the number of objects, plus the number of links; counted before
+        /// the import starts, so ``fractionCompleted`` only grows.
         public var totalUnitCount: Int
 
         /// The fraction done, from 0 to 1.
@@ -66,10 +67,16 @@ public enum CoreDataImport {
     /// Imports the Core Data store at `source`, written with `schema`, into a new Strata store
     /// at `destination`, in one go: the new store appears complete, or not at all.
     ///
-    /// The import reads one consistent state of the source (Core Data may keep writing it)
-    /// and holds a batch of objects in memory at a time, so a store of millions of objects
-    /// imports in bounded memory. Core Data's keys become Strata's; relationships, orders of
+    /// The import reads one consistent state of the source's tables and holds a batch of
+    /// objects in memory at a time; beyond the batch it keeps a few dozen bytes per object (the
+    /// map from Core Data's keys to Strata's) and the links of one relationship at a time, so a
+    /// store of millions of objects imports in modest memory. Relationships, the orders of
     /// ordered relationships and attribute values come over as they were.
+    ///
+    /// The read is one SQLite read transaction: a store in WAL mode (Core Data's default) can
+    /// go on being written meanwhile, while one in rollback-journal mode waits for the import.
+    /// Binary data stored in external files is read as the import reaches it, outside that
+    /// snapshot.
     ///
     /// - Parameters:
     ///   - source: The Core Data store (read only).
@@ -175,7 +182,8 @@ public enum CoreDataImport {
 
         mutating func run(_ snapshot: any ImportedStoreSnapshot) throws -> Int {
             let objectCount = try snapshot.objectCount()
-            total = 2 * objectCount
+            // Counted up front, so that the fraction done only grows.
+            total = 2 * objectCount + (try snapshot.linkCount())
             report()
             let entityIndex = Dictionary(schema.entities.enumerated().map { ($0.element.name, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
 
@@ -233,7 +241,6 @@ public enum CoreDataImport {
 
             phase = .links
             try snapshot.forEachLinks { links in
-                total += links.pairs.count
                 guard let entity = schema.entity(named: links.entityName),
                     let relationship = entity.relationship(named: links.relationship),
                     let destination = schema.entity(named: relationship.destinationEntityName)
@@ -261,6 +268,8 @@ public enum CoreDataImport {
                 try saveBatch(connected: linked)
             }
             try context.save()
+            done = total
+            report()
             return objectCount
         }
 

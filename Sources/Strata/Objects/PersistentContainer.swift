@@ -93,6 +93,16 @@ public final class PersistentContainer: Sendable {
                 }
             }
         }
+        // Objects are found by their store's identifier: two stores with one (the same file
+        // twice, or a file and its in-memory copy) would make IDs ambiguous.
+        var identifiers: Set<String> = []
+        for store in stores where !identifiers.insert(store.identifier).inserted {
+            for opened in stores { try? opened.close() }
+            throw StrataError(
+                .storeError,
+                "Two of the container's store descriptions open the same store (identifier \(store.identifier)): the same file twice, or a file and a copy of it. Give each description a store of its own.",
+                fileURL: store.url)
+        }
         for (description, store) in zip(descriptions, stores) where description.configuration == nil {
             for entity in schema.entities where storesByEntity[entity.name] == nil {
                 storesByEntity[entity.name] = store

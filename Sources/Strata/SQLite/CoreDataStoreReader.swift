@@ -9,7 +9,9 @@ import GRDB
 ///
 /// Objects come out as neutral values — ``ImportedObject``s and ``ImportedLinks`` — for an
 /// importer to turn into objects (``CoreDataImport``). Read them inside ``read(_:)``, which
-/// sees one consistent state of the store however long it takes, even while Core Data writes:
+/// sees one consistent state of the store's tables however long it takes (a store in WAL mode,
+/// Core Data's default, can be written meanwhile; binary data in external files is read when
+/// reached, outside that state):
 ///
 /// ```swift
 /// let reader = try CoreDataStoreReader(url: coreDataURL, schema: version.schema)
@@ -78,6 +80,16 @@ public struct CoreDataStoreReader: Sendable {
     }
 
     static func read<T>(_ url: URL, _ body: (Database) throws -> T) throws -> T {
+        // A read-only connection to a store in WAL mode (Core Data's default) makes `-wal` and
+        // `-shm` files it cannot remove; remove them after closing when they were not there
+        // before and nobody wrote meanwhile (SQLite removes them only if no one else has the
+        // store open).
+        let hadSideFiles = SQLiteStore.fileSize(atPath: url.path + "-wal") != nil || SQLiteStore.fileSize(atPath: url.path + "-shm") != nil
+        defer {
+            if !hadSideFiles, (SQLiteStore.fileSize(atPath: url.path + "-wal") ?? 0) == 0 {
+                SQLiteStore.removeSideFilesIfUnused(of: url)
+            }
+        }
         do {
             var configuration = Configuration()
             configuration.readonly = true
@@ -348,7 +360,25 @@ public struct CoreDataStoreReader: Sendable {
         ///
         /// - Throws: ``StrataError`` when the store cannot be read, and what `body` throws.
         public func forEachLinks(_ body: (ImportedLinks) throws -> Void) throws {
+            for (header, sql) in linkQueries() {
+                var links = header
+                links.pairs = try pairs(sql)
+                try body(links)
+            }
+        }
+
+        /// The number of links ``forEachLinks(_:)`` gives, counted without reading them.
+        public func linkCount() throws -> Int {
+            try linkQueries().reduce(0) { count, query in
+                count + (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(query.sql))") ?? 0)
+            }
+        }
+
+        /// Each relationship's links (without pairs) and the query of its (source, destination)
+        /// pairs, in order.
+        private func linkQueries() -> [(links: ImportedLinks, sql: String)] {
             let schema = reader.schema
+            var queries: [(links: ImportedLinks, sql: String)] = []
             var seen: Set<String> = []
             for entity in schema.entities {
                 for relationship in entity.declaration.relationships where relationship.isToMany && !relationship.isTransient {
@@ -357,13 +387,13 @@ public struct CoreDataStoreReader: Sendable {
                         // One-to-many: ordered ones need the order column of the destination's table.
                         guard relationship.isOrdered, let destination = schema.entity(named: relationship.destinationEntityName) else { continue }
                         let key = CoreDataStoreReader.columnName(inverse.name)
-                        var links = ImportedLinks(entityName: entity.name, relationship: relationship.name, isOrdered: true)
-                        let sql = """
+                        queries.append((
+                            ImportedLinks(entityName: entity.name, relationship: relationship.name, isOrdered: true),
+                            """
                             SELECT \(quoted(key)), Z_PK FROM \(quoted(CoreDataStoreReader.tableName(destination))) WHERE \(quoted(key)) IS NOT NULL \
                             ORDER BY \(quoted(key)), \(quoted(CoreDataStoreReader.orderColumnName(key))), Z_PK
                             """
-                        links.pairs = try pairs(sql)
-                        try body(links)
+                        ))
                         continue
                     }
                     guard let join = reader.joinTable(of: relationship, in: entity), seen.insert(join.name).inserted else { continue }
@@ -381,16 +411,17 @@ public struct CoreDataStoreReader: Sendable {
                         sides = [(entity, relationship, join.source, join.destination, join.destinationOrder)]
                     }
                     for side in sides {
-                        var links = ImportedLinks(
-                            entityName: StoreLayout.declaringEntity(ofRelationship: side.relationship.name, in: side.entity).name,
-                            relationship: side.relationship.name, isOrdered: side.relationship.isOrdered)
                         let order = side.order.map { "\(quoted($0)), " } ?? ""
-                        links.pairs = try pairs(
-                            "SELECT \(quoted(side.source)), \(quoted(side.destination)) FROM \(quoted(join.name)) ORDER BY \(quoted(side.source)), \(order)\(quoted(side.destination))")
-                        try body(links)
+                        queries.append((
+                            ImportedLinks(
+                                entityName: StoreLayout.declaringEntity(ofRelationship: side.relationship.name, in: side.entity).name,
+                                relationship: side.relationship.name, isOrdered: side.relationship.isOrdered),
+                            "SELECT \(quoted(side.source)), \(quoted(side.destination)) FROM \(quoted(join.name)) ORDER BY \(quoted(side.source)), \(order)\(quoted(side.destination))"
+                        ))
                     }
                 }
             }
+            return queries
         }
 
         private func pairs(_ sql: String) throws -> [ImportedLinkPair] {

@@ -78,4 +78,6 @@ protocol ImportedStoreSnapshot {
     /// Calls `body` with the links of each to-many relationship the objects' to-one references
     /// do not give.
     func forEachLinks(_ body: (ImportedLinks) throws -> Void) throws
+    /// The number of links `forEachLinks` gives.
+    func linkCount() throws -> Int
 }

@@ -47,6 +47,10 @@ public struct StoreDescription: Sendable, Hashable {
     /// never written, and the two go their own ways afterwards. Use it for previews and tests
     /// seeded from a bundled store, or to look into a store with no risk of changing it
     /// (with ``isReadOnly``). `nil`, the default, starts empty. SQLite file stores ignore it.
+    ///
+    /// The copy keeps the file's store identifier (object IDs and URIs are the same in both, so
+    /// one container cannot hold both) and records persistent history exactly when the file
+    /// does, whatever ``isPersistentHistoryTrackingEnabled`` says.
     public var initialContentsURL: URL?
 
     /// Whether the store records persistent history (Core Data's

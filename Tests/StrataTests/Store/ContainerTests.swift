@@ -74,6 +74,13 @@ import Testing
                 storeDescriptions: [.inMemory(copyOf: directory.url.appendingPathComponent("Text.sqlite"))])
         }
         #expect(foreign?.code == .notAStore)
+
+        // A file and its copy in one container would make object IDs ambiguous.
+        let both = #expect(throws: StrataError.self) {
+            try PersistentContainer(name: "Both", entities: [Movie.self], storeDescriptions: [.sqlite(url), .inMemory(copyOf: url)])
+        }
+        #expect(both?.message.contains("open the same store") == true)
+        #expect(try Data(contentsOf: url) == before)
     }
 
     @Test func containersOfTheSameClassesShareOneSchema() throws {

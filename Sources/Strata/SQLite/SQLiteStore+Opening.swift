@@ -320,10 +320,22 @@ extension SQLiteStore {
         let header: Data
         let size: Int
         do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            header = try handle.read(upToCount: 100) ?? Data()
-            size = Int(try handle.seekToEnd())
+            (header, size) = try StoreFileLock.withRegisteredDescriptor(of: url) { descriptor in
+                // Through the descriptor the process keeps for the store when there is one:
+                // closing another descriptor of the file would drop SQLite's locks on it.
+                if let descriptor {
+                    var bytes = [UInt8](repeating: 0, count: 100)
+                    let count = pread(descriptor, &bytes, 100, 0)
+                    var status = stat()
+                    guard count >= 0, fstat(descriptor, &status) == 0 else {
+                        throw CocoaError(.fileReadUnknown)
+                    }
+                    return (Data(bytes.prefix(count)), Int(status.st_size))
+                }
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }
+                return (try handle.read(upToCount: 100) ?? Data(), Int(try handle.seekToEnd()))
+            }
         } catch {
             throw StrataError(
                 .storeNotWritable, "Cannot read the store at \(url.path): \(error.localizedDescription).", fileURL: url)

@@ -310,6 +310,47 @@ enum TwoVersions: String, ModelVersion {
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// Another process opens the store with plain SQLite, reads, and closes: were this process's
+    /// SQLite locks dropped, it would take itself for the last connection and delete the WAL.
+    func touchFromAnotherProcess() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('select count(*) from Tag').fetchall(); c.close()", url.path,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test(arguments: ["a refused migration", "a second container closing"])
+    func theStoreLockNeverDropsAnOpenContainersSQLiteLocks(event: String) throws {
+        let schema = try Schema(Self.movies)
+        try makeStore(schema)
+        let main = try PersistentContainer(name: "Store", schema: schema, storeDescriptions: [.sqlite(url)])
+        if event == "a refused migration" {
+            var new = Self.movies
+            new[1].attributes.append(AttributeDescription(name: "color", type: .string, isOptional: true))
+            let schemas: [TwoVersions: Schema] = [.old: schema, .new: try Schema(new)]
+            let refused = TwoVersions.$schemas.withValue(schemas) {
+                #expect(throws: StrataError.self) { try TwoVersions.migrationManager().migrateStore(at: url) }
+            }
+            #expect(refused?.code == .storeInUse)
+        } else {
+            let second = try PersistentContainer(name: "Store", schema: schema, storeDescriptions: [.sqlite(url)])
+            try second.close()
+        }
+        try touchFromAnotherProcess()
+        let context = main.newBackgroundContext()
+        _ = try insert("Tag", in: context, ["name": "saved after"])
+        try context.save()
+        try main.close()
+        let reopened = try PersistentContainer(name: "Store", schema: schema, storeDescriptions: [.sqlite(url)])
+        defer { try? reopened.close() }
+        #expect(try reopened.newBackgroundContext().count(for: FetchRequest<ManagedObject>(entityName: "Tag")) == 3)
+    }
+
     @Test func mergingTwoHierarchiesIsRefused() throws {
         var new = Self.movies
         new[1].superentityName = "Review"

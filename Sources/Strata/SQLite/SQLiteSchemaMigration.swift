@@ -103,8 +103,31 @@ struct SQLiteSchemaMigration {
                     "\"\(root.name)'s hierarchy would merge the hierarchies of \(sources.sorted().joined(separator: " and "))\" (entities of two hierarchies cannot come to share a parent)")
             }
         }
+        let oldTableNames = Set(old.entities.filter { $0.superentity == nil }.map(\.name))
+        for root in new.entities where root.superentity == nil {
+            let inPlace = inPlaceOrigin(ofTable: root.name)
+            if inPlace != root.name, oldTableNames.contains(root.name), inPlace != nil || new.entities.contains(where: { $0.rootEntity.name == root.name && entityOrigin[$0.name] != nil }) {
+                throw unsupported("\"\(root.name) takes the table of the old \(root.name) hierarchy for other objects\"")
+            }
+        }
         for entity in new.entities {
             guard let oldName = entityOrigin[entity.name], let oldEntity = old.entity(named: oldName) else { continue }
+            // An entity that changes table takes its rows along; to-many links it inherited
+            // live outside its rows (a join table or the destination's column of the old
+            // declaring entity), and moving them is not inferred.
+            if oldEntity.rootEntity.name != (inPlaceOrigin(ofTable: entity.rootEntity.name) ?? "") {
+                for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
+                    guard let previousName = origin(ofProperty: relationship.name, renamingIdentifier: relationship.renamingIdentifier, in: entity),
+                        oldEntity.relationship(named: previousName) != nil
+                    else { continue }
+                    let declaredBefore = StoreLayout.declaringEntity(ofRelationship: previousName, in: oldEntity).name
+                    let declaredNow = StoreLayout.declaringEntity(ofRelationship: relationship.name, in: entity).name
+                    if entityOrigin[declaredNow] != declaredBefore {
+                        throw unsupported(
+                            "\"\(entity.name).\(relationship.name), which \(entity.name) inherited from \(declaredBefore), moves with \(entity.name) out of its hierarchy\" (its links are stored with \(declaredBefore))")
+                    }
+                }
+            }
             for attribute in entity.attributes where !attribute.isTransient {
                 guard let previousName = origin(ofProperty: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: entity)
                 else { continue }
@@ -359,27 +382,12 @@ struct SQLiteSchemaMigration {
             try db.execute(sql: "DROP TABLE IF EXISTS \(quoted(table.name))")
         }
 
-        // Rows of removed subentities go; renamed entities keep their rows under the new name.
+        // Rows of removed subentities go.
         for entity in old.entities {
             let continued = new.entities.first { entityOrigin[$0.name] == entity.name }
             let table = new.entity(named: entityOrigin.first { $0.value == entity.rootEntity.name }?.key ?? "")?.rootEntity.name
             guard let table else { continue }
-            if let continued {
-                if continued.name != entity.name {
-                    rows += try update(
-                        db, "UPDATE \(quoted(table)) SET \(quoted(StoreLayout.entityColumn)) = ? WHERE \(quoted(StoreLayout.entityColumn)) = ?",
-                        [continued.name, entity.name])
-                    for other in newLayout.tables where !other.isJoinTable {
-                        for column in other.columns where column.name.hasPrefix("_") && column.name.hasSuffix("_entity")
-                            && column.name != StoreLayout.entityColumn
-                        {
-                            rows += try update(
-                                db, "UPDATE \(quoted(other.name)) SET \(quoted(column.name)) = ? WHERE \(quoted(column.name)) = ?",
-                                [continued.name, entity.name])
-                        }
-                    }
-                }
-            } else {
+            if continued == nil {
                 // What points at the removed objects lets go of them first (nullify).
                 let removed = "SELECT \(quoted(StoreLayout.primaryKeyColumn)) FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = ?"
                 for other in new.entities {
@@ -403,6 +411,24 @@ struct SQLiteSchemaMigration {
             }
         }
 
+        // After removed entities' rows went (a removed entity's name may be a new name now),
+        // renamed entities keep their rows under their new names: one mapping for all of them
+        // at once, so that a chain of renames (Long → Short, Short → Brief) renames each row once.
+        let renames = new.entities.compactMap { entity -> (old: String, new: String)? in
+            guard let previous = entityOrigin[entity.name], previous != entity.name else { return nil }
+            return (previous, entity.name)
+        }
+        if !renames.isEmpty {
+            let cases = renames.map { " WHEN '\($0.old)' THEN '\($0.new)'" }.joined()
+            let olds = renames.map { "'\($0.old)'" }.joined(separator: ", ")
+            for table in newLayout.tables where !table.isJoinTable {
+                for column in table.columns where column.name.hasPrefix("_") && column.name.hasSuffix("_entity") {
+                    let name = quoted(column.name)
+                    rows += try update(
+                        db, "UPDATE \(quoted(table.name)) SET \(name) = CASE \(name)\(cases) END WHERE \(name) IN (\(olds))", [])
+                }
+            }
+        }
         // Values every row of an entity must have now: defaults for new and newly required
         // attributes.
         for entity in new.entities {
@@ -524,14 +550,7 @@ struct SQLiteSchemaMigration {
                 if [StoreLayout.primaryKeyColumn, StoreLayout.versionColumn].contains(name) {
                     origin = name
                 } else if name == StoreLayout.entityColumn {
-                    // Renamed entities take their new names on the way.
-                    let cases = movers.compactMap { mover -> String? in
-                        guard let previous = entityOrigin[mover.name], previous != mover.name else { return nil }
-                        return " WHEN '\(previous)' THEN '\(mover.name)'"
-                    }
-                    targets.append(quoted(name))
-                    values.append(cases.isEmpty ? quoted(name) : "CASE \(quoted(name))\(cases.joined()) ELSE \(quoted(name)) END")
-                    continue
+                    origin = name  // renamed entities take their new names with all the others, later
                 } else {
                     var property = name
                     var suffix = ""
@@ -552,9 +571,14 @@ struct SQLiteSchemaMigration {
                 values.append(quoted(origin))
             }
             let kinds = movers.compactMap { entityOrigin[$0.name] }.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            // Keys never come back: the new table counts on from the highest key the old one
+            // ever gave (its objects' IDs, deleted ones' included, stay unique).
+            let highest = try SQLiteStore.highestKeyEverUsed(in: source, db: db)
             try db.execute(
                 sql: "INSERT INTO \(quoted(table.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))")
             rows += db.changesCount
+            try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [table.name])
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [table.name, highest])
             try db.execute(sql: "DELETE FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))")
         }
         return rows
@@ -581,6 +605,16 @@ struct SQLiteSchemaMigration {
                     let destination = new.entity(named: relationship.destinationEntityName)
                 else { continue }
                 if let column = layout.toOneColumns[index], lostKinds(destination) {
+                    let dangling = "\(quoted(column)) IS NOT NULL AND \(quoted(column)) NOT IN (\(keys(of: destination)))\(Self.kindsClause(layout.kindNames))"
+                    if !relationship.isOptional {
+                        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(layout.table)) WHERE \(dangling)") ?? 0
+                        guard count == 0 else {
+                            throw StrataError(
+                                .unsupportedMigration,
+                                "\(entity.name).\(relationship.name) is required, and \(count) stored \(entity.name) object\(count == 1 ? " points" : "s point") at objects that are no longer \(destination.name)s; point them elsewhere in a custom stage. The store was not modified.",
+                                entityName: entity.name, propertyName: relationship.name)
+                        }
+                    }
                     let entityColumn = layout.toOneEntityColumns[index].map { ", \(quoted($0)) = NULL" } ?? ""
                     rows += try update(
                         db,

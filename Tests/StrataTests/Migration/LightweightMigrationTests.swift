@@ -310,6 +310,111 @@ enum TwoVersions: String, ModelVersion {
         #expect(try Data(contentsOf: url) == before)
     }
 
+    @Test func aChainOfRenamesRenamesEachObjectOnce() throws {
+        // Old: Review ← Long, Short. New: Long is called Short, and Short is called Brief.
+        var old = Self.movies
+        old.append(EntityDescription(name: "Long", superentity: "Review", attributes: [AttributeDescription(name: "pages", type: .integer16)]))
+        var new = Self.movies
+        new[3].name = "Brief"
+        new[3].renamingIdentifier = "Short"
+        var long = old[4]
+        long.name = "Short"
+        long.renamingIdentifier = "Long"
+        new.append(long)
+        let schemas: [TwoVersions: Schema] = [.old: try Schema(old), .new: try Schema(new)]
+        try makeStore(try #require(schemas[.old]))
+        do {
+            let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.old]), storeDescriptions: [.sqlite(url)])
+            let context = container.newBackgroundContext()
+            _ = try insert("Long", in: context, ["stars": Int16(3), "pages": Int16(12)])
+            try context.save()
+            try container.close()
+        }
+        try TwoVersions.$schemas.withValue(schemas) { try TwoVersions.migrationManager().migrateStore(at: url) }
+        let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        let briefs = try context.fetch(FetchRequest<ManagedObject>(entityName: "Brief"))
+        #expect(try briefs.map { try $0.value(forKey: "words") as? Int16 } == [3])  // the old Short
+        let shorts = try context.fetch(FetchRequest<ManagedObject>(entityName: "Short"))
+        #expect(try shorts.map { try $0.value(forKey: "pages") as? Int16 } == [12])  // the old Long
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Review")) == 3)
+    }
+
+    @Test func movedObjectsKeepKeysThatAreNeverGivenAgain() throws {
+        var new = Self.movies
+        new[3] = EntityDescription(
+            name: "Short", attributes: [AttributeDescription(name: "stars", type: .integer16), AttributeDescription(name: "words", type: .integer16)])
+        let schemas: [TwoVersions: Schema] = [.old: try Schema(Self.movies), .new: try Schema(new)]
+        try makeStore(try #require(schemas[.old]))
+        var deletedKey: Int64 = 0
+        do {
+            // A second short, deleted: its key was the highest the Review table gave.
+            let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.old]), storeDescriptions: [.sqlite(url)])
+            let context = container.newBackgroundContext()
+            let short = try insert("Short", in: context, ["stars": Int16(2), "words": Int16(1)])
+            try context.save()
+            deletedKey = try #require(short.objectID.primaryKey)
+            context.delete(short)
+            try context.save()
+            try container.close()
+        }
+        try TwoVersions.$schemas.withValue(schemas) { try TwoVersions.migrationManager().migrateStore(at: url) }
+        let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
+        defer { try? container.close() }
+        let context = container.newBackgroundContext()
+        let fresh = try insert("Short", in: context, ["stars": Int16(1), "words": Int16(1)])
+        try context.save()
+        #expect(try #require(fresh.objectID.primaryKey) > deletedKey)
+    }
+
+    @Test func hierarchyMovesThatCannotBeInferredAreRefused() throws {
+        // A required to-one whose stored target leaves its destination's hierarchy.
+        var required = Self.movies
+        required[0].relationships.append(RelationshipDescription(name: "featured", destination: "Review", isOptional: false))
+        var requiredNew = required
+        requiredNew[3] = EntityDescription(
+            name: "Short", attributes: [AttributeDescription(name: "stars", type: .integer16), AttributeDescription(name: "words", type: .integer16)])
+        let schemas: [TwoVersions: Schema] = [.old: try Schema(required), .new: try Schema(requiredNew)]
+        do {
+            let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.old]), storeDescriptions: [.sqlite(url)])
+            let context = container.newBackgroundContext()
+            let short = try insert("Short", in: context, ["stars": Int16(4), "words": Int16(3)])
+            _ = try insert("Movie", in: context, ["title": "Heat", "year": Int16(1995), "featured": short])
+            try context.save()
+            try container.close()
+        }
+        let before = try Data(contentsOf: url)
+        let error = TwoVersions.$schemas.withValue(schemas) {
+            #expect(throws: StrataError.self) { try TwoVersions.migrationManager().migrateStore(at: url) }
+        }
+        #expect(error?.code == .unsupportedMigration)
+        #expect(error?.message.contains("Movie.featured is required") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: url) == before)
+
+    }
+
+    @Test func anInheritedToManyRelationshipMovingOutOfItsHierarchyIsRefused() throws {
+        // Its links are stored with the old parent (a join table named after it).
+        var inherited = Self.movies
+        inherited[2].relationships.append(RelationshipDescription(name: "labels", destination: "Tag", isToMany: true))
+        var inheritedNew = inherited
+        inheritedNew[3] = EntityDescription(
+            name: "Short", attributes: [AttributeDescription(name: "stars", type: .integer16)],
+            relationships: [RelationshipDescription(name: "labels", destination: "Tag", isToMany: true)])
+        let moved = try expectRefused(inherited, inheritedNew, code: .unsupportedMigration)
+        #expect(moved?.message.contains("Short.labels, which Short inherited from Review") == true, "\(String(describing: moved))")
+    }
+
+    @Test func aSubentityTakingItsRemovedRootsTableIsRefused() throws {
+        var movie = Self.movies[0]
+        movie.relationships.removeAll { $0.name == "reviews" }
+        var review = EntityDescription(name: "Review", attributes: [AttributeDescription(name: "stars", type: .integer16)])
+        review.renamingIdentifier = "Short"
+        let taken = try expectRefused(Self.movies, [movie, Self.movies[1], review], code: .unsupportedMigration)
+        #expect(taken?.message.contains("takes the table of the old Review hierarchy") == true, "\(String(describing: taken))")
+    }
+
     /// Another process opens the store with plain SQLite, reads, and closes: were this process's
     /// SQLite locks dropped, it would take itself for the last connection and delete the WAL.
     func touchFromAnotherProcess() throws {

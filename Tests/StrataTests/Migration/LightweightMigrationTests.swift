@@ -84,6 +84,20 @@ enum TwoVersions: String, ModelVersion {
         return try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
     }
 
+    /// Writes the usual store with `schemas[.old]`, lets `prepare` add to it (saved after),
+    /// migrates it to `schemas[.new]`, and opens it with that schema.
+    func migrate(_ schemas: [TwoVersions: Schema], preparing prepare: (ObjectContext) throws -> Void) throws -> PersistentContainer {
+        let oldSchema = try #require(schemas[.old])
+        try makeStore(oldSchema)
+        let container = try PersistentContainer(name: "Store", schema: oldSchema, storeDescriptions: [.sqlite(url)])
+        let context = container.newBackgroundContext()
+        try prepare(context)
+        try context.save()
+        try container.close()
+        try TwoVersions.$schemas.withValue(schemas) { try TwoVersions.migrationManager().migrateStore(at: url) }
+        return try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
+    }
+
     /// Expects migrating to `new` to fail with `code` and to leave the store as it was.
     func expectRefused(_ old: [EntityDescription], _ new: [EntityDescription], code: StrataError.Code) throws -> StrataError? {
         let schemas: [TwoVersions: Schema] = [.old: try Schema(old), .new: try Schema(new)]
@@ -231,11 +245,7 @@ enum TwoVersions: String, ModelVersion {
             attributes: [AttributeDescription(name: "stars", type: .integer16), AttributeDescription(name: "words", type: .integer16)],
             relationships: [RelationshipDescription(name: "movie", destination: "Movie")])
         let schemas: [TwoVersions: Schema] = [.old: try Schema(old), .new: try Schema(new)]
-        let oldSchema = try #require(schemas[.old])
-        try makeStore(oldSchema)
-        do {
-            let container = try PersistentContainer(name: "Store", schema: oldSchema, storeDescriptions: [.sqlite(url)])
-            let context = container.newBackgroundContext()
+        let container = try migrate(schemas) { context in
             let heat = try #require(
                 try context.fetch(FetchRequest<ManagedObject>(entityName: "Movie", predicate: try FetchPredicate(format: "title == 'Heat'"))).first)
             let short = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Short")).first)
@@ -243,11 +253,7 @@ enum TwoVersions: String, ModelVersion {
                 try context.fetch(FetchRequest<ManagedObject>(entityName: "Review", predicate: try FetchPredicate(format: "stars == 5"))).first)
             try heat.setValue(short, forKey: "featured")
             try review.setValue(Set([short, review]), forKey: "related")
-            try context.save()
-            try container.close()
         }
-        try TwoVersions.$schemas.withValue(schemas) { try TwoVersions.migrationManager().migrateStore(at: url) }
-        let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
         defer { try? container.close() }
         let context = container.newBackgroundContext()
         let shorts = try context.fetch(FetchRequest<ManagedObject>(entityName: "Short"))
@@ -321,17 +327,9 @@ enum TwoVersions: String, ModelVersion {
         long.name = "Short"
         long.renamingIdentifier = "Long"
         new.append(long)
-        let schemas: [TwoVersions: Schema] = [.old: try Schema(old), .new: try Schema(new)]
-        try makeStore(try #require(schemas[.old]))
-        do {
-            let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.old]), storeDescriptions: [.sqlite(url)])
-            let context = container.newBackgroundContext()
+        let container = try migrate([.old: try Schema(old), .new: try Schema(new)]) { context in
             _ = try insert("Long", in: context, ["stars": Int16(3), "pages": Int16(12)])
-            try context.save()
-            try container.close()
         }
-        try TwoVersions.$schemas.withValue(schemas) { try TwoVersions.migrationManager().migrateStore(at: url) }
-        let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
         defer { try? container.close() }
         let context = container.newBackgroundContext()
         let briefs = try context.fetch(FetchRequest<ManagedObject>(entityName: "Brief"))
@@ -345,22 +343,14 @@ enum TwoVersions: String, ModelVersion {
         var new = Self.movies
         new[3] = EntityDescription(
             name: "Short", attributes: [AttributeDescription(name: "stars", type: .integer16), AttributeDescription(name: "words", type: .integer16)])
-        let schemas: [TwoVersions: Schema] = [.old: try Schema(Self.movies), .new: try Schema(new)]
-        try makeStore(try #require(schemas[.old]))
         var deletedKey: Int64 = 0
-        do {
+        let container = try migrate([.old: try Schema(Self.movies), .new: try Schema(new)]) { context in
             // A second short, deleted: its key was the highest the Review table gave.
-            let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.old]), storeDescriptions: [.sqlite(url)])
-            let context = container.newBackgroundContext()
             let short = try insert("Short", in: context, ["stars": Int16(2), "words": Int16(1)])
             try context.save()
             deletedKey = try #require(short.objectID.primaryKey)
             context.delete(short)
-            try context.save()
-            try container.close()
         }
-        try TwoVersions.$schemas.withValue(schemas) { try TwoVersions.migrationManager().migrateStore(at: url) }
-        let container = try PersistentContainer(name: "Store", schema: try #require(schemas[.new]), storeDescriptions: [.sqlite(url)])
         defer { try? container.close() }
         let context = container.newBackgroundContext()
         let fresh = try insert("Short", in: context, ["stars": Int16(1), "words": Int16(1)])

@@ -28,6 +28,8 @@ ALLOWED = {
     "History": ["Observation", "Objects", "Store", "Query", "Schema", "Support"],
     "Repository": ["Observation", "Objects", "Store", "Query", "Schema", "Support"],
     "Migration": ["Objects", "Store", "Query", "Schema", "Support"],
+    # Data stacks and store locations put containers, history trackers and migrations together.
+    "Stack": ["Migration", "History", "Observation", "Objects", "Store", "Query", "Schema", "Support"],
 }
 
 # Modules only one layer may import: the SQLite layer owns every use of GRDB and SQLite's C API.

@@ -140,10 +140,17 @@ public final class PersistentContainer: Sendable {
                 return support
             }
         #endif
-        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
+        return defaultDirectoryURL(
+            environment: ProcessInfo.processInfo.environment, home: FileManager.default.homeDirectoryForCurrentUser)
+    }
+
+    /// The default folder on Linux, per the XDG base directory specification: `$XDG_DATA_HOME`
+    /// when set to an absolute path, `~/.local/share` otherwise.
+    static func defaultDirectoryURL(environment: [String: String], home: URL) -> URL {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true)
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        return home.appendingPathComponent(".local/share", isDirectory: true)
     }
 
     /// The default store file of a container named `name`.

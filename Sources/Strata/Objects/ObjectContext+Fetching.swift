@@ -28,22 +28,45 @@ extension ObjectContext {
     }
 
     /// The objects with the given IDs that exist, in the order of `objectIDs`; IDs of deleted or
-    /// unknown objects are skipped.
+    /// unknown objects are skipped (the data-stack kit's `existing(_:withIDs:)`).
     ///
     /// ```swift
     /// let ids = movies.map(\.objectID)      // kept from an earlier fetch, or sent from another context
     /// let stillThere = try context.existing(Movie.self, withIDs: ids)
     /// ```
+    ///
+    /// - Throws: ``StrataError/Code/typeMismatch`` naming the entity found when an ID names an
+    ///   object that is not a `Model`.
     public func existing<Model: ManagedObject>(_ type: Model.Type, withIDs objectIDs: [ObjectID]) throws -> [Model] {
         var result: [Model] = []
         for objectID in objectIDs {
             do {
-                if let object = try existingObject(with: objectID) as? Model { result.append(object) }
+                result.append(try existing(type, withID: objectID))
             } catch let error as StrataError where error.code == .objectNotFound {
                 continue
             }
         }
         return result
+    }
+
+    /// The object with the given ID, as a `Model` (the data-stack kit's `existing(_:withID:)`):
+    /// loaded from its store if the context does not hold it yet.
+    ///
+    /// ```swift
+    /// let movie = try context.existing(Movie.self, withID: movieID)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists (or it was
+    ///   deleted), ``StrataError/Code/typeMismatch`` naming the entity found when it is not a
+    ///   `Model`.
+    public func existing<Model: ManagedObject>(_ type: Model.Type, withID objectID: ObjectID) throws -> Model {
+        let object = try existingObject(with: objectID)
+        guard let model = object as? Model else {
+            throw StrataError(
+                .typeMismatch, "\(objectID) is a \(object.entity.name), not a \(Model.self).",
+                entityName: object.entity.name, objectID: objectID)
+        }
+        return model
     }
 
     /// The object a typed ID names, loaded from its store if the context does not hold it yet.
@@ -56,13 +79,7 @@ extension ObjectContext {
     /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists,
     ///   ``StrataError/Code/typeMismatch`` when the object is not a `Model`.
     public func existingObject<Model: ManagedObject>(with objectID: TypedObjectID<Model>) throws -> Model {
-        let object = try existingObject(with: objectID.objectID)
-        guard let model = object as? Model else {
-            throw StrataError(
-                .typeMismatch, "\(objectID.objectID) is a \(object.entity.name), not a \(Model.self).",
-                entityName: object.entity.name, objectID: objectID.objectID)
-        }
-        return model
+        try existing(Model.self, withID: objectID.objectID)
     }
 
     /// The number of objects ``fetch(_:)-(Model.Type)`` would return, counted in the store.

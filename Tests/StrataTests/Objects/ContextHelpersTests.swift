@@ -72,4 +72,25 @@ import Testing
         #expect(third.deleteIfPresent(counterpart) == false)
         #expect(third.hasChanges == false)
     }
+
+    @Test func objectsAndRequestsByClassThrowInsteadOfTrapping() throws {
+        let context = container.newBackgroundContext()
+        let movie = try Movie(insertingInto: context)
+        movie.title = "Heat"
+        #expect(context.insertedObjects.contains(movie))
+        let loose = try Movie(context: context, insert: false)
+        #expect(loose.context == nil)
+        try context.save()
+        #expect(try context.fetch(Movie.makeFetchRequest()).map(\.title) == ["Heat"])
+        #expect(Movie.entityName() == "Movie")
+
+        // A class the container's schema lacks, and an abstract entity.
+        let vehicles = try PersistentContainer(name: "Vehicles", entities: [Car.self], storeDescriptions: [.inMemory])
+        let other = vehicles.newBackgroundContext()
+        let unknown = #expect(throws: StrataError.self) { try Movie(insertingInto: other) }
+        #expect(unknown?.code == .unknownEntity)
+        let abstract = #expect(throws: StrataError.self) { try Vehicle(insertingInto: other) }
+        #expect(abstract?.code == .abstractEntity)
+        #expect(other.hasChanges == false)
+    }
 }

@@ -185,8 +185,22 @@ public enum CoreDataImport {
             // Counted up front, so that the fraction done only grows.
             total = 2 * objectCount + (try snapshot.linkCount())
             report()
-            let entityIndex = Dictionary(schema.entities.enumerated().map { ($0.element.name, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+            try insertObjects(snapshot)
+            phase = .relationships
+            try connectToOneRelationships(snapshot)
+            phase = .links
+            try linkToManyRelationships(snapshot)
+            try context.save()
+            done = total
+            report()
+            return objectCount
+        }
 
+        /// Inserts every object with its attribute values, a batch at a time, and records the
+        /// key each one gets.
+        private mutating func insertObjects(_ snapshot: any ImportedStoreSnapshot) throws {
+            let entityIndex = Dictionary(
+                schema.entities.enumerated().map { ($0.element.name, Int32($0.offset)) }, uniquingKeysWith: { first, _ in first })
             var pending: [(root: String, key: Int64, entity: Int32, object: ManagedObject)] = []
             func flush(_ importer: inout Importer) throws {
                 try importer.context.save()
@@ -195,10 +209,9 @@ public enum CoreDataImport {
                     if importer.storeIdentifier.isEmpty { importer.storeIdentifier = item.object.objectID.storeIdentifier ?? "" }
                     importer.keys[item.root, default: [:]][item.key] = (item.entity, key)
                 }
-                importer.done += pending.count
-                pending.removeAll(keepingCapacity: true)
                 importer.context.reset()
-                importer.report()
+                importer.advance(by: pending.count)
+                pending.removeAll(keepingCapacity: true)
             }
             try snapshot.forEachObject(includingAttributes: true) { row in
                 guard let entity = schema.entity(named: row.entityName), let index = entityIndex[entity.name] else { return }
@@ -212,45 +225,41 @@ public enum CoreDataImport {
                 if pending.count == CoreDataImport.batchSize { try flush(&self) }
             }
             try flush(&self)
+        }
 
-            phase = .relationships
+        /// Sets the to-one relationships (and so their one-to-many inverses), except those whose
+        /// inverse is ordered: the links give those with their order.
+        private mutating func connectToOneRelationships(_ snapshot: any ImportedStoreSnapshot) throws {
             var connected = 0
             try snapshot.forEachObject(includingAttributes: false) { row in
                 connected += 1
                 guard let entity = schema.entity(named: row.entityName) else { return }
                 for (name, target) in row.toOne.sorted(by: { $0.key < $1.key }) {
                     guard let relationship = entity.relationship(named: name) else { continue }
-                    // An ordered inverse is set with its order, from the links.
-                    if let inverse = relationship.inverseName.flatMap({ schema.entity(named: relationship.destinationEntityName)?.relationship(named: $0) }),
-                        inverse.isOrdered
-                    {
-                        continue
-                    }
+                    let inverse = relationship.inverseName.flatMap { schema.entity(named: relationship.destinationEntityName)?.relationship(named: $0) }
+                    if inverse?.isOrdered == true { continue }
                     let object = try self.object(entity.rootEntity.name, row.primaryKey, for: row.entityName, name)
-                    guard let destination = try? self.object(target.rootEntity, target.primaryKey, for: row.entityName, name) else {
-                        throw StrataError(
-                            .corruptStore,
-                            "\(row.entityName).\(name) of the object with Z_PK \(row.primaryKey) points at Z_PK \(target.primaryKey) of \(target.rootEntity), which does not exist.",
-                            entityName: row.entityName, propertyName: name, fileURL: source)
-                    }
-                    try object.setValue(destination, forKey: name)
+                    try object.setValue(try self.object(target.rootEntity, target.primaryKey, for: row.entityName, name), forKey: name)
                 }
                 if connected % CoreDataImport.batchSize == 0 { try saveBatch(connected: CoreDataImport.batchSize) }
             }
             try saveBatch(connected: connected % CoreDataImport.batchSize)
+        }
 
-            phase = .links
+        /// Sets each source's members of the to-many relationships the links give, in their
+        /// order for ordered ones.
+        private mutating func linkToManyRelationships(_ snapshot: any ImportedStoreSnapshot) throws {
             try snapshot.forEachLinks { links in
                 guard let entity = schema.entity(named: links.entityName),
                     let relationship = entity.relationship(named: links.relationship),
                     let destination = schema.entity(named: relationship.destinationEntityName)
                 else { return }
-                var start = links.pairs.startIndex
                 var linked = 0
+                // Pairs come sorted by source: one run per source.
+                var start = links.pairs.startIndex
                 while start < links.pairs.endIndex {
                     let sourceKey = links.pairs[start].source
-                    var end = start
-                    while end < links.pairs.endIndex, links.pairs[end].source == sourceKey { end += 1 }
+                    let end = links.pairs[start...].firstIndex { $0.source != sourceKey } ?? links.pairs.endIndex
                     let object = try self.object(entity.rootEntity.name, sourceKey, for: links.entityName, links.relationship)
                     var members: [ManagedObject] = []
                     var seen: Set<Int64> = []
@@ -267,10 +276,6 @@ public enum CoreDataImport {
                 }
                 try saveBatch(connected: linked)
             }
-            try context.save()
-            done = total
-            report()
-            return objectCount
         }
 
         /// The imported object with Core Data key `key` in the table of `root`, as a fault.
@@ -289,7 +294,11 @@ public enum CoreDataImport {
         private mutating func saveBatch(connected: Int) throws {
             try context.save()
             context.reset()
-            done += connected
+            advance(by: connected)
+        }
+
+        private mutating func advance(by units: Int) {
+            done += units
             report()
         }
 

@@ -106,7 +106,8 @@ struct SQLiteSchemaMigration {
         let oldTableNames = Set(old.entities.filter { $0.superentity == nil }.map(\.name))
         for root in new.entities where root.superentity == nil {
             let inPlace = inPlaceOrigin(ofTable: root.name)
-            if inPlace != root.name, oldTableNames.contains(root.name), inPlace != nil || new.entities.contains(where: { $0.rootEntity.name == root.name && entityOrigin[$0.name] != nil }) {
+            // The new table would be created while the old one of that name is still there.
+            if inPlace != root.name, oldTableNames.contains(root.name) {
                 throw unsupported("\"\(root.name) takes the table of the old \(root.name) hierarchy for other objects\"")
             }
         }

@@ -61,11 +61,6 @@ struct BinaryPropertyList {
         }
     }
 
-    /// Whether `data` starts like a binary property list.
-    static func isBinaryPropertyList(_ data: Data) -> Bool {
-        data.starts(with: Array("bplist0".utf8))
-    }
-
     /// The top object of the binary property list in `data`.
     static func value(of data: Data) throws(Malformed) -> PropertyListValue {
         let list = try BinaryPropertyList(data)

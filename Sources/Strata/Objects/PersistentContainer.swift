@@ -24,9 +24,11 @@ public final class PersistentContainer: Sendable {
     public let name: String
     /// The schema of every store.
     public let schema: Schema
-    /// The open stores, one per store description.
-    public let stores: [any PersistentStore]
-    private let storesByEntity: [String: any PersistentStore]
+    /// The open stores, in the order they were added (Core Data's `persistentStores`).
+    ///
+    /// A container starts with one store per store description; ``addPersistentStore(_:name:)``
+    /// and ``removePersistentStore(_:)`` change the list while the container is open.
+    public var stores: [any PersistentStore] { state.withLock { $0.entries.map(\.store) } }
     private let viewContextBox = ViewContextBox()
     private let state = LockedBox(State())
     /// Streams of ``savedChanges()``.
@@ -36,9 +38,47 @@ public final class PersistentContainer: Sendable {
     /// The container's own observation of its stores' commits, which it passes on to
     /// ``savedChanges()`` and to the contexts that merge automatically.
     private let commitObservation = LockedBox<StoreObservation?>(nil)
+    /// Whether the view context merges other contexts' saves as soon as it is made (set by data
+    /// stacks before anyone asks for it).
+    let viewContextMergesAutomatically = LockedBox(false)
+
+    /// One open store, with the description it was opened from.
+    struct StoreEntry {
+        let description: StoreDescription
+        let store: any PersistentStore
+        /// The name it was added under, for stores added by name.
+        let name: String?
+    }
+
+    /// A commit observer of the whole container, attached to every store, including stores
+    /// added later.
+    private struct CommitObserverEntry {
+        let observer: @Sendable (StoreCommit) -> Void
+        var observations: [ObjectIdentifier: StoreObservation]
+    }
 
     private struct State {
         var isClosed = false
+        var entries: [StoreEntry] = []
+        var storesByEntity: [String: any PersistentStore] = [:]
+        var commitObservers: [UUID: CommitObserverEntry] = [:]
+
+        /// Which store holds each entity: the first store whose configuration lists it, or else
+        /// the first store without configuration.
+        mutating func assignEntities(of schema: Schema) {
+            var byEntity: [String: any PersistentStore] = [:]
+            for entry in entries where entry.description.configuration != nil {
+                for entity in entry.store.schema.entities where byEntity[entity.name] == nil {
+                    byEntity[entity.name] = entry.store
+                }
+            }
+            for entry in entries where entry.description.configuration == nil {
+                for entity in schema.entities where byEntity[entity.name] == nil {
+                    byEntity[entity.name] = entry.store
+                }
+            }
+            storesByEntity = byEntity
+        }
     }
 
     /// Opens (or creates) the stores for the model made of `entities` and the classes they are
@@ -76,40 +116,28 @@ public final class PersistentContainer: Sendable {
     /// let container = try PersistentContainer(name: "Movies", schema: schema, storeDescriptions: [.inMemory])
     /// ```
     ///
+    /// Pass an empty array to start without stores and add them with
+    /// ``addPersistentStore(_:name:)``.
+    ///
     /// - Throws: ``StrataError`` when a store cannot be opened (see ``StoreDescription/makeStore(schema:)``).
     public init(name: String, schema: Schema, storeDescriptions: [StoreDescription]? = nil) throws {
         self.name = name
         self.schema = schema
         let descriptions = storeDescriptions ?? [.sqlite(Self.defaultStoreURL(name: name))]
-        var stores: [any PersistentStore] = []
-        var storesByEntity: [String: any PersistentStore] = [:]
-        for description in descriptions {
-            let storeSchema = try schema.subschema(forConfiguration: description.configuration)
-            let store = try description.makeStore(schema: storeSchema)
-            stores.append(store)
-            if description.configuration != nil {
-                for entity in storeSchema.entities where storesByEntity[entity.name] == nil {
-                    storesByEntity[entity.name] = store
-                }
+        var entries: [StoreEntry] = []
+        do {
+            for description in descriptions {
+                let store = try Self.openStore(description, schema: schema, besides: entries)
+                entries.append(StoreEntry(description: description, store: store, name: nil))
             }
+        } catch {
+            for entry in entries { try? entry.store.close() }
+            throw error
         }
-        // Objects are found by their store's identifier: two stores with one (the same file
-        // twice, or a file and its in-memory copy) would make IDs ambiguous.
-        var identifiers: Set<String> = []
-        for store in stores where !identifiers.insert(store.identifier).inserted {
-            for opened in stores { try? opened.close() }
-            throw StrataError(
-                .storeError,
-                "Two of the container's store descriptions open the same store (identifier \(store.identifier)): the same file twice, or a file and a copy of it. Give each description a store of its own.",
-                fileURL: store.url)
+        state.withLock { state in
+            state.entries = entries
+            state.assignEntities(of: schema)
         }
-        for (description, store) in zip(descriptions, stores) where description.configuration == nil {
-            for entity in schema.entities where storesByEntity[entity.name] == nil {
-                storesByEntity[entity.name] = store
-            }
-        }
-        self.stores = stores
-        self.storesByEntity = storesByEntity
         // Every commit — of this process's contexts, and of other processes noticed by polling
         // (a change of unknown objects) — reaches the streams of saved changes and the contexts
         // that merge automatically, from the store's one commit value.
@@ -125,12 +153,109 @@ public final class PersistentContainer: Sendable {
             if wantedByContexts { self.mergeInboxes.post(changes, fromContext: commit.origin) }
         }
         commitObservation.withLock { $0 = observation }
-        for (description, store) in zip(descriptions, stores) {
-            if let interval = description.remoteChangePollingInterval {
-                store.startPollingForRemoteChanges(every: interval)
+        for entry in entries {
+            if let interval = entry.description.remoteChangePollingInterval {
+                entry.store.startPollingForRemoteChanges(every: interval)
             }
         }
     }
+
+    /// Opens the store of `description`, refusing one that an open store already is.
+    private static func openStore(
+        _ description: StoreDescription, schema: Schema, besides entries: [StoreEntry]
+    ) throws -> any PersistentStore {
+        let storeSchema = try schema.subschema(forConfiguration: description.configuration)
+        let store = try description.makeStore(schema: storeSchema)
+        // Objects are found by their store's identifier: two stores with one (the same file
+        // twice, or a file and its in-memory copy) would make IDs ambiguous.
+        if entries.contains(where: { $0.store.identifier == store.identifier }) {
+            try? store.close()
+            throw StrataError(
+                .storeError,
+                "Two of the container's store descriptions open the same store (identifier \(store.identifier)): the same file twice, or a file and a copy of it. Give each description a store of its own.",
+                fileURL: store.url)
+        }
+        return store
+    }
+
+    /// Opens one more store while the container is open (Core Data's
+    /// `addPersistentStore(with:)`).
+    ///
+    /// The new store's entities are found in it from now on: an entity goes to the first store
+    /// whose configuration lists it, else to the first store without configuration, in the
+    /// order the stores were added. Commit observers, live queries, streams of saved changes and
+    /// contexts that merge automatically see its commits.
+    ///
+    /// ```swift
+    /// let archive = try container.addPersistentStore(.sqlite(archiveURL, configuration: "Archive"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - description: Where and how to open the store.
+    ///   - name: A name to find it by with ``persistentStore(named:configurationName:)``.
+    /// - Returns: The open store.
+    /// - Throws: ``StrataError`` when the container is closed, the configuration is unknown, the
+    ///   store cannot be opened, or the container already has the same store open.
+    @discardableResult
+    public func addPersistentStore(_ description: StoreDescription, name: String? = nil) throws -> any PersistentStore {
+        try checkOpen()
+        let store = try Self.openStore(description, schema: schema, besides: state.withLock { $0.entries })
+        let added = state.withLock { state -> Bool in
+            // Checked again under the lock: another thread may have added or closed meanwhile.
+            guard !state.isClosed, !state.entries.contains(where: { $0.store.identifier == store.identifier }) else {
+                return false
+            }
+            state.entries.append(StoreEntry(description: description, store: store, name: name))
+            state.assignEntities(of: schema)
+            for (id, entry) in state.commitObservers {
+                state.commitObservers[id]?.observations[ObjectIdentifier(store)] = store.addCommitObserver(entry.observer)
+            }
+            return true
+        }
+        guard added else {
+            try? store.close()
+            try checkOpen()
+            throw StrataError(
+                .storeError, "The container already has this store open (identifier \(store.identifier)).",
+                fileURL: store.url)
+        }
+        if let interval = description.remoteChangePollingInterval {
+            store.startPollingForRemoteChanges(every: interval)
+        }
+        return store
+    }
+
+    /// Closes `store` and takes it out of the container (Core Data's `remove(_:)`).
+    ///
+    /// Its objects can no longer be fetched or saved through the container: a context that
+    /// still holds some gets ``StrataError/Code/noStore`` or ``StrataError/Code/storeClosed``
+    /// when it touches them. Entities it held go to the next store that can hold them, if any.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/noStore`` when `store` is not
+    ///   one of the container's, or the store's error when closing it fails.
+    public func removePersistentStore(_ store: any PersistentStore) throws {
+        let removed = state.withLock { state -> [StoreObservation]? in
+            guard let index = state.entries.firstIndex(where: { $0.store === store }) else { return nil }
+            state.entries.remove(at: index)
+            state.assignEntities(of: schema)
+            var observations: [StoreObservation] = []
+            for id in state.commitObservers.keys {
+                if let observation = state.commitObservers[id]?.observations.removeValue(forKey: ObjectIdentifier(store)) {
+                    observations.append(observation)
+                }
+            }
+            return observations
+        }
+        guard let removed else {
+            throw StrataError(
+                .noStore, "The store \(store.identifier) is not one of the container \(name)'s stores.", fileURL: store.url)
+        }
+        for observation in removed { observation.cancel() }
+        try store.close()
+    }
+
+    /// The open stores with the descriptions they were opened from and their names.
+    var storeEntries: [StoreEntry] { state.withLock { $0.entries } }
 
     /// The per-user folder where containers keep their stores by default: `$XDG_DATA_HOME` or
     /// `~/.local/share` on Linux, Application Support on Apple platforms.
@@ -169,6 +294,7 @@ public final class PersistentContainer: Sendable {
         context.name = "viewContext"
         context.transactionAuthor = .viewContext
         context.isViewContext = true
+        if viewContextMergesAutomatically.withLock({ $0 }) { context.automaticallyMergesChangesFromContainer = true }
         viewContextBox.context = context
         return context
     }
@@ -221,15 +347,25 @@ public final class PersistentContainer: Sendable {
     ///
     /// - Returns: The registration; cancel or release it to stop.
     public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
-        let observations = stores.map { $0.addCommitObserver(observer) }
-        return StoreObservation { for observation in observations { observation.cancel() } }
+        let id = UUID()
+        state.withLock { state in
+            var observations: [ObjectIdentifier: StoreObservation] = [:]
+            for entry in state.entries {
+                observations[ObjectIdentifier(entry.store)] = entry.store.addCommitObserver(observer)
+            }
+            state.commitObservers[id] = CommitObserverEntry(observer: observer, observations: observations)
+        }
+        return StoreObservation { [weak self] in
+            let observations = self?.state.withLock { $0.commitObservers.removeValue(forKey: id) }?.observations
+            for observation in (observations ?? [:]).values { observation.cancel() }
+        }
     }
 
     /// Closes every store. Saving afterwards throws ``StrataError/Code/storeClosed``.
     public func close() throws {
-        let wasClosed = state.withLock { state in
+        let (wasClosed, stores) = state.withLock { state in
             defer { state.isClosed = true }
-            return state.isClosed
+            return (state.isClosed, state.entries.map(\.store))
         }
         guard !wasClosed else { return }
         commitObservation.withLock { $0 = nil }
@@ -262,12 +398,12 @@ public final class PersistentContainer: Sendable {
 
     /// The store that holds objects of `entityName`.
     public func store(forEntityNamed entityName: String) -> (any PersistentStore)? {
-        storesByEntity[entityName]
+        state.withLock { $0.storesByEntity[entityName] }
     }
 
     /// The store whose identifier is `identifier`.
     public func store(withIdentifier identifier: String) -> (any PersistentStore)? {
-        stores.first { $0.identifier == identifier }
+        state.withLock { state in state.entries.first { $0.store.identifier == identifier }?.store }
     }
 
     /// The object ID that a URI made by ``ObjectID/uriRepresentation`` stands for, if it names

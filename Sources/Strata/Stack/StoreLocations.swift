@@ -25,14 +25,14 @@ extension PersistentStore {
     ///
     /// Setting it affects every store type and every later call, from any thread.
     public static var defaultDirectory: URL {
-        get { customDefaultStoreDirectory.withLock { $0 } ?? PersistentContainer.defaultDirectoryURL }
-        set { customDefaultStoreDirectory.withLock { $0 = newValue } }
+        get { StoreLocation.defaultDirectory }
+        set { StoreLocation.defaultDirectory = newValue }
     }
 
     /// The folder that holds all stores placed by convention: `CoreDataStores` in
     /// `directory` (by default ``defaultDirectory``).
     public static func commonDirectory(in directory: URL = defaultDirectory) -> URL {
-        directory.appendingPathComponent("CoreDataStores", isDirectory: true)
+        StoreLocation.commonDirectory(in: directory)
     }
 
     /// The folder of the store named `storeName` in `configurationName` (`Default` when `nil`):
@@ -46,8 +46,7 @@ extension PersistentStore {
     public static func directory(
         forStoreName storeName: String, configurationName: String? = nil, in directory: URL = commonDirectory()
     ) -> URL {
-        directory.appendingPathComponent(configurationName ?? "Default", isDirectory: true)
-            .appendingPathComponent(storeName, isDirectory: true)
+        StoreLocation.directory(forStoreName: storeName, configurationName: configurationName, in: directory)
     }
 
     /// The file of the store named `storeName`: `<store's folder>/<storeName>.<fileExtension>`.
@@ -61,8 +60,8 @@ extension PersistentStore {
         forStoreName storeName: String, configurationName: String? = nil, withExtension fileExtension: String = "sqlite",
         in directory: URL = commonDirectory()
     ) -> URL {
-        self.directory(forStoreName: storeName, configurationName: configurationName, in: directory)
-            .appendingPathComponent(storeName).appendingPathExtension(fileExtension)
+        StoreLocation.url(
+            forStoreName: storeName, configurationName: configurationName, withExtension: fileExtension, in: directory)
     }
 
     /// Deletes the folder of the store named `storeName`, and so every file of it. Close every
@@ -71,7 +70,8 @@ extension PersistentStore {
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotWritable`` when the folder
     ///   exists and cannot be removed. A folder that does not exist is not an error.
     public static func delete(forStoreName storeName: String, configurationName: String? = nil, in directory: URL = commonDirectory()) throws {
-        try removeFolder(self.directory(forStoreName: storeName, configurationName: configurationName, in: directory))
+        try StoreLocation.removeFolder(
+            StoreLocation.directory(forStoreName: storeName, configurationName: configurationName, in: directory))
     }
 
     /// Deletes the common directory (by default ``commonDirectory(in:)``) and every store in it.
@@ -80,10 +80,34 @@ extension PersistentStore {
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotWritable`` when it exists and
     ///   cannot be removed.
     public static func deleteAll(in directory: URL = commonDirectory()) throws {
-        try removeFolder(directory)
+        try StoreLocation.removeFolder(directory)
+    }
+}
+
+/// The conventions behind the store-location helpers, callable without a store type.
+enum StoreLocation {
+    static var defaultDirectory: URL {
+        get { customDefaultStoreDirectory.withLock { $0 } ?? PersistentContainer.defaultDirectoryURL }
+        set { customDefaultStoreDirectory.withLock { $0 = newValue } }
     }
 
-    private static func removeFolder(_ folder: URL) throws {
+    static func commonDirectory(in directory: URL = defaultDirectory) -> URL {
+        directory.appendingPathComponent("CoreDataStores", isDirectory: true)
+    }
+
+    static func directory(forStoreName storeName: String, configurationName: String?, in directory: URL) -> URL {
+        directory.appendingPathComponent(configurationName ?? "Default", isDirectory: true)
+            .appendingPathComponent(storeName, isDirectory: true)
+    }
+
+    static func url(
+        forStoreName storeName: String, configurationName: String?, withExtension fileExtension: String, in directory: URL
+    ) -> URL {
+        self.directory(forStoreName: storeName, configurationName: configurationName, in: directory)
+            .appendingPathComponent(storeName).appendingPathExtension(fileExtension)
+    }
+
+    static func removeFolder(_ folder: URL) throws {
         guard FileManager.default.fileExists(atPath: folder.path) else { return }
         do {
             try FileManager.default.removeItem(at: folder)

@@ -90,14 +90,14 @@ extension PersistentContainer {
     ///   - storeName: The store's name.
     ///   - directory: The common directory; by default
     ///     `<PersistentStore.defaultDirectory>/CoreDataStores`.
-    ///   - options: History, read-only and polling options.
+    ///   - options: History, read-only and polling options; `nil` for the defaults.
     /// - Returns: The open store.
     /// - Throws: ``StrataError`` when the container is closed, the configuration is unknown, the
     ///   store cannot be opened, or a store of that name and configuration is open already.
     @discardableResult
     public func addPersistentStore(
         ofType type: StoreType = .sqlite, configurationName: String? = nil, storeName: String,
-        in directory: URL? = nil, options: StoreOptions = StoreOptions()
+        in directory: URL? = nil, options: StoreOptions? = nil
     ) throws -> any PersistentStore {
         if persistentStore(named: storeName, configurationName: configurationName) != nil {
             throw StrataError(
@@ -106,7 +106,7 @@ extension PersistentContainer {
         }
         let description = type.storeDescription(
             storeName: storeName, configurationName: configurationName,
-            in: directory ?? StoreLocation.commonDirectory(), options: options)
+            in: directory ?? StoreLocation.commonDirectory(), options: options ?? StoreOptions())
         return try addPersistentStore(description, name: storeName)
     }
 

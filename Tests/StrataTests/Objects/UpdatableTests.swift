@@ -12,6 +12,7 @@ enum SchoolModel {
         var lastName: String?
         var grade: Double = 0
         var credits: Int16?
+        @Relationship(inverse: \School.students) var school: School?
     }
 
     @Entity final class Teacher: ManagedObject {
@@ -26,6 +27,7 @@ enum SchoolModel {
         var id: String = ""
         var name: String = ""
         var teacher: Teacher?
+        var students: Set<Student> = []
     }
 
     @Entity final class Course: ManagedObject {

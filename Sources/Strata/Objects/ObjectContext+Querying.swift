@@ -261,3 +261,17 @@ extension ObjectContext {
         }
     }
 }
+
+extension FetchRequest where Model: ManagedObject {
+    /// Fetches the request's objects in `context` (the stack kit's `execute(with:)`).
+    ///
+    /// ```swift
+    /// let johns = try Person.makeFetchRequest().fetchingBy(key: "name", value: "John").execute(with: context)
+    /// ```
+    ///
+    /// - Returns: The objects, as `context.fetch(self)` returns them.
+    /// - Throws: What the fetch throws.
+    public func execute(with context: ObjectContext) throws -> [Model] {
+        try context.fetch(self)
+    }
+}

@@ -14,9 +14,30 @@ extension FetchRequest {
             predicate: FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
     }
 
-    /// The request with a format-string predicate added (with `AND`).
+    /// Creates a request whose predicate is a format string with arguments gathered at run time
+    /// (`NSPredicate(format:argumentArray:)`).
+    ///
+    /// ```swift
+    /// let arguments: [Any] = ["name", ["Sam", 30]]
+    /// let request = try FetchRequest<Person>(format: "%K IN %@", argumentArray: arguments)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for a malformed string or an argument
+    ///   that cannot be a predicate value.
+    public init(format: String, argumentArray: [Any]) throws {
+        self.init(
+            entityName: Model.entity.name,
+            predicate: FetchPredicate(try QueryPredicate(format: format, argumentArray: argumentArray)))
+    }
+
+    /// The request with a format-string predicate, replacing any other.
     public func `where`(format: String, _ arguments: any PredicateArgument...) throws -> Self {
         self.where(FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
+    }
+
+    /// The request with a format-string predicate added (with `AND`).
+    public func andWhere(format: String, _ arguments: any PredicateArgument...) throws -> Self {
+        andWhere(FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
     }
 }
 
@@ -33,6 +54,14 @@ extension FetchPredicate {
     ///   of the problem and what was expected.
     public init(format: String, _ arguments: any PredicateArgument...) throws {
         self.init(try QueryPredicate(format: format, argumentArray: arguments))
+    }
+
+    /// Creates a predicate from a format string with arguments gathered at run time.
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for a malformed string or an argument
+    ///   that cannot be a predicate value.
+    public init(format: String, argumentArray: [Any]) throws {
+        self.init(try QueryPredicate(format: format, argumentArray: argumentArray))
     }
 }
 

@@ -68,20 +68,6 @@ public struct FetchRequest<Model: EntityModel>: Sendable, Hashable {
         self.sortDescriptors = sortDescriptors
     }
 
-    /// The request with `predicate` added (with `AND`) to its predicate.
-    public func `where`(_ predicate: FetchPredicate<Model>) -> Self {
-        var copy = self
-        copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
-        return copy
-    }
-
-    /// The request with these sort descriptors after its own.
-    public func sorted(by descriptors: FetchSortDescriptor<Model>...) -> Self {
-        var copy = self
-        copy.sortDescriptors += descriptors
-        return copy
-    }
-
     /// The request with a fetch limit.
     public func limit(_ count: Int) -> Self {
         var copy = self
@@ -93,65 +79,6 @@ public struct FetchRequest<Model: EntityModel>: Sendable, Hashable {
     public func offset(_ count: Int) -> Self {
         var copy = self
         copy.fetchOffset = count
-        return copy
-    }
-}
-
-// MARK: String-key builders
-
-extension FetchRequest {
-    /// A request for every object of the class (MHCoreDataKit's `fetchingAll()`).
-    public static func fetchingAll() -> Self { Self() }
-
-    /// Objects whose `key` equals `value`.
-    public static func fetchingBy(key: String, value: any PredicateArgument) -> Self {
-        Self(predicate: FetchPredicate(.comparison(.keyPath(key), .equalTo, value.predicateExpression)))
-    }
-
-    /// Objects where every key equals its value (`AND`).
-    public static func fetchingBy(pairs: [(key: String, value: any PredicateArgument)]) -> Self
-    {
-        Self(
-            predicate: FetchPredicate(
-                .and(pairs.map { .comparison(.keyPath($0.key), .equalTo, $0.value.predicateExpression) })))
-    }
-
-    /// Objects where every one of `keys` equals `value` (`AND`).
-    public static func fetchingBy(keys: [String], value: any PredicateArgument) -> Self {
-        Self(
-            predicate: FetchPredicate(.and(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) }))
-        )
-    }
-
-    /// Objects where at least one of `keys` equals `value` (`OR`).
-    public static func fetchingFor(keys: [String], value: any PredicateArgument) -> Self {
-        Self(
-            predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .equalTo, value.predicateExpression) })))
-    }
-
-    /// Objects whose `key` equals one of `values` (`IN`).
-    public static func fetchingFor(key: String, values: [any PredicateArgument]) -> Self {
-        Self(predicate: FetchPredicate(.comparison(.keyPath(key), .in, .list(values.map(\.predicateExpression)))))
-    }
-
-    /// Objects where at least one of `keys` equals one of `values`.
-    public static func fetchingFor(keys: [String], values: [any PredicateArgument]) -> Self
-    {
-        let list = QueryExpression.list(values.map(\.predicateExpression))
-        return Self(predicate: FetchPredicate(.or(keys.map { .comparison(.keyPath($0), .in, list) })))
-    }
-
-    /// The request sorted by one more key.
-    public func sortedBy(key: String, ascending: Bool = true) -> Self {
-        var copy = self
-        copy.sortDescriptors.append(FetchSortDescriptor(key: key, ascending: ascending))
-        return copy
-    }
-
-    /// The request sorted by more keys, all in one direction.
-    public func sortedBy(keys: [String], ascending: Bool = true) -> Self {
-        var copy = self
-        copy.sortDescriptors += keys.map { FetchSortDescriptor(key: $0, ascending: ascending) }
         return copy
     }
 }

@@ -43,6 +43,11 @@ public struct FetchSortDescriptor<Model: EntityModel>: Sendable, Hashable {
     /// The untyped descriptor that stores receive.
     public var descriptor: QuerySortDescriptor
 
+    /// The key the descriptor sorts by (`NSSortDescriptor.key`).
+    public var key: String { descriptor.key }
+    /// Whether smaller values come first (`NSSortDescriptor.ascending`).
+    public var ascending: Bool { descriptor.ascending }
+
     /// Creates a sort descriptor from a key (a dotted key path through to-one relationships).
     public init(key: String, ascending: Bool = true, comparison: SortComparison = .standard) {
         descriptor = QuerySortDescriptor(key: key, ascending: ascending, comparison: comparison)

@@ -90,3 +90,34 @@ extension Set: PredicateArgument where Element: PredicateArgument {
     /// A list of the elements' expressions.
     public var predicateExpression: QueryExpression { .list(map(\.predicateExpression)) }
 }
+
+/// Values of any type, as Core Data's `argumentArray:` and the stack kit's builders take them,
+/// turned into predicate arguments.
+enum PredicateArguments {
+    /// `value` as a predicate argument: itself when it is one, `nil` for an empty optional, and
+    /// a list for an array or set of arguments of any types.
+    ///
+    /// - Parameter position: The argument's 1-based position, for the error message.
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for a value of a type that cannot be a
+    ///   predicate value.
+    static func argument(from value: Any, position: Int? = nil) throws -> any PredicateArgument {
+        if let argument = value as? any PredicateArgument { return argument }
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return AttributeValue.null }
+            return try argument(from: wrapped, position: position)
+        }
+        if mirror.displayStyle == .collection || mirror.displayStyle == .set {
+            return QueryExpression.list(
+                try mirror.children.map { try argument(from: $0.value, position: position).predicateExpression })
+        }
+        if let number = value as? NSNumber {
+            if let integer = Int64(exactly: number.doubleValue), !"\(number)".contains(".") { return integer }
+            return number.doubleValue
+        }
+        let place = position.map { "Argument \($0)" } ?? "The value"
+        throw StrataError(
+            .invalidPredicate,
+            "\(place) is a \(type(of: value)), which cannot be a predicate value. Use a string, number, Bool, Date, Data, UUID, URL, Decimal, ObjectID or managed object, nil, or an array or set of them.")
+    }
+}

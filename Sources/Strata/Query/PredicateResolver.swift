@@ -402,8 +402,12 @@ struct PredicateResolver {
     }
 
     private func compare(
-        _ left: Term, _ comparisonOperator: ComparisonOperator, _ right: Term, options: ComparisonOptions
+        _ left: Term, _ comparisonOperator: ComparisonOperator, _ right: Term, options allOptions: ComparisonOptions
     ) throws -> ResolvedPredicate {
+        // Builders' comparisons match nothing where a value cannot equal the attribute; only
+        // the folding options go on into the resolved predicate.
+        let typeMismatchMatchesNothing = allOptions.contains(.typeMismatchMatchesNothing)
+        let options = allOptions.folding
         // Objects: identity and nil checks.
         if case .object = left {
             guard let (leftOperand, _) = operand(left) else { throw mismatch(left, comparisonOperator, right) }
@@ -415,6 +419,11 @@ struct PredicateResolver {
             case (.notEqualTo, .objects(let ids)):
                 return .objectIn(leftOperand, ids, negated: true)
             case (.in, .list(let values, _)) where values.isEmpty:
+                return .constant(false)
+            case (.in, .list(_, let ids)) where typeMismatchMatchesNothing:
+                // A builder's mixed list: the objects in it, the other values match nothing.
+                return ids.isEmpty ? .constant(false) : .objectIn(leftOperand, ids, negated: false)
+            case (.equalTo, _) where typeMismatchMatchesNothing:
                 return .constant(false)
             default:
                 throw mismatch(left, comparisonOperator, right)
@@ -439,10 +448,13 @@ struct PredicateResolver {
                 var converted: [AttributeValue] = []
                 var listKind = kind
                 for value in values {
-                    let result = try convert(value, to: kind, left: left, comparisonOperator)
+                    // Builders' values that cannot equal the attribute match nothing (Core Data).
+                    guard let result = try lenient(typeMismatchMatchesNothing, { try convert(value, to: kind, left: left, comparisonOperator) })
+                    else { continue }
                     if result.kind == .double && kind == .integer { listKind = .double }
                     converted.append(options.isEmpty || !kind.isTextual ? result.value : folded(result.value, options))
                 }
+                if converted.isEmpty && !values.isEmpty { return .constant(false) }
                 return .member(leftOperand, converted, kind.isTextual ? options : [], listKind)
             }
             // `title IN "some text"`: the title is a substring of the text.
@@ -496,7 +508,8 @@ struct PredicateResolver {
                         ? .constant(false) : .compare(leftOperand, comparisonOperator, .constant(.null), [], kind)
                 }
                 if isOrdering && !kind.isOrdered { throw mismatch(left, comparisonOperator, right) }
-                let converted = try convert(value, to: kind, left: left, comparisonOperator)
+                guard let converted = try lenient(typeMismatchMatchesNothing, { try convert(value, to: kind, left: left, comparisonOperator) })
+                else { return .constant(comparisonOperator == .notEqualTo) }
                 let textOptions = kind.isTextual ? options : []
                 return .compare(
                     leftOperand, comparisonOperator, .constant(folded(converted.value, textOptions)), textOptions,
@@ -521,6 +534,18 @@ struct PredicateResolver {
 
     /// Converts a constant for comparison with a value of `kind`; returns the kind to compare as
     /// (``ValueKind/double`` when an integer is compared with a fraction).
+    /// `convert`'s answer, or `nil` when it finds a type mismatch in a comparison built by a
+    /// builder, which then matches nothing instead of failing.
+    private func lenient(
+        _ enabled: Bool, _ convert: () throws -> (value: AttributeValue, kind: ValueKind)
+    ) throws -> (value: AttributeValue, kind: ValueKind)? {
+        do {
+            return try convert()
+        } catch let error as StrataError where error.code == .typeMismatch && enabled {
+            return nil
+        }
+    }
+
     private func convert(
         _ value: AttributeValue, to kind: ValueKind, left: Term, _ comparisonOperator: ComparisonOperator
     ) throws -> (value: AttributeValue, kind: ValueKind) {

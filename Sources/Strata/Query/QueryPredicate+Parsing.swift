@@ -54,18 +54,26 @@ extension QueryPredicate {
     /// This is ``init(format:_:)`` for arguments gathered at run time.
     ///
     /// ```swift
-    /// let arguments: [any PredicateArgument] = ["title", "Alien"]
+    /// let arguments: [Any] = ["title", "Alien"]
     /// let predicate = try QueryPredicate(format: "%K ==[c] %@", argumentArray: arguments)
+    /// let mixed = try QueryPredicate(format: "name IN %@", argumentArray: [["Sam", 30] as [Any]])
     /// ```
+    ///
+    /// Each argument is a ``PredicateArgument`` (strings, numbers, dates, object IDs, managed
+    /// objects…), `nil`, or an array or set of them — of mixed types if need be, as in Core Data.
     ///
     /// - Complexity: O(*n*) in the length of the format string.
     /// - Parameters:
     ///   - format: The format string.
     ///   - argumentArray: One value for each format specifier, in order.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidPredicate`` and an
-    ///   ``StrataError/offset`` when the string or its arguments are invalid.
-    public init(format: String, argumentArray: [any PredicateArgument]) throws {
-        var parser = try PredicateParser(format: format, arguments: argumentArray)
+    ///   ``StrataError/offset`` when the string or its arguments are invalid (an argument of a
+    ///   type that cannot be a predicate value is named by its position).
+    public init(format: String, argumentArray: [Any]) throws {
+        let arguments = try argumentArray.enumerated().map { position, value in
+            try PredicateArguments.argument(from: value, position: position + 1)
+        }
+        var parser = try PredicateParser(format: format, arguments: arguments)
         self = try parser.parse()
     }
 

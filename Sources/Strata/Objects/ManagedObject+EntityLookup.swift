@@ -21,17 +21,22 @@ extension ManagedObject {
     ///
     /// - Throws: As ``init(insertingInto:)``.
     public convenience init(context: ObjectContext, insert: Bool) throws {
-        guard Self.entityDescription != nil, let entity = context.schemaEntity(for: Self.entity) else {
+        self.init(entity: try Self.insertableEntity(in: context))
+        if insert { context.insert(self) }
+    }
+
+    /// The class's entity in `context`'s schema, if objects of it can be created there.
+    static func insertableEntity(in context: ObjectContext) throws -> Entity {
+        guard entityDescription != nil, let entity = context.schemaEntity(for: self.entity) else {
             throw StrataError(
                 .unknownEntity,
-                "The context's schema has no entity for \(Self.self); declare it with @Entity and add it to the container's schema.")
+                "The context's schema has no entity for \(self); declare it with @Entity and add it to the container's schema.")
         }
         guard !entity.isAbstract else {
             throw StrataError(
                 .abstractEntity, "\(entity.name) is abstract: create an object of one of its subentities.", entityName: entity.name)
         }
-        self.init(entity: entity)
-        if insert { context.insert(self) }
+        return entity
     }
 }
 

@@ -46,3 +46,63 @@ extension ObjectContext {
         return true
     }
 }
+
+/// Typed lookups and inserts: the SwiftUI note's `insertObject()`, the data-stack kit's
+/// transaction-author helpers, and typed variants of `existingObject(with:)`.
+extension ObjectContext {
+    /// The object with `objectID` as `Model`, loaded from its store if need be.
+    ///
+    /// ```swift
+    /// let movie: Movie = try context.existingObject(with: id)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/objectNotFound`` when no such object exists;
+    ///   ``StrataError/Code/typeMismatch``, naming the entity found, when it is not a `Model`.
+    public func existingObject<Model: ManagedObject>(with objectID: ObjectID) throws -> Model {
+        try existing(Model.self, withID: objectID)
+    }
+
+    /// `object` as it is in this context: the object itself, or its counterpart loaded here for
+    /// an object of another context; `nil` when it was deleted, was never saved (a new object
+    /// of another context), or no longer exists in its store.
+    ///
+    /// ```swift
+    /// if let current = try background.existing(movie) { current.rating = 5 }
+    /// ```
+    ///
+    /// - Throws: Errors reading the store; a missing object is `nil`, not an error.
+    public func existing<Model: ManagedObject>(_ object: Model) throws -> Model? {
+        if object.context === self { return object.isDeleted ? nil : object }
+        do {
+            return try existing(Model.self, withID: object.objectID)
+        } catch let error as StrataError where error.code == .objectNotFound {
+            return nil
+        }
+    }
+
+    /// Inserts a new object of the class the call site asks for (the SwiftUI note's
+    /// `insertObject()`).
+    ///
+    /// ```swift
+    /// let article: Article = try context.insertObject()
+    /// article.content = "Hello"
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` when the context's schema has no entity for
+    ///   the class, ``StrataError/Code/abstractEntity`` when it is abstract.
+    public func insertObject<Model: ManagedObject>() throws -> Model {
+        let object = Model(entity: try Model.insertableEntity(in: self))
+        insert(object)
+        return object
+    }
+
+    /// Sets the author recorded with this context's saves (the data-stack kit's `setAuthor(_:)`).
+    public func setAuthor(_ author: TransactionAuthor) {
+        transactionAuthor = author
+    }
+
+    /// The author recorded with this context's saves (the data-stack kit's `author()`).
+    public func author() -> TransactionAuthor? {
+        transactionAuthor
+    }
+}

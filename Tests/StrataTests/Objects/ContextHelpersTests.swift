@@ -93,4 +93,62 @@ import Testing
         #expect(abstract?.code == .abstractEntity)
         #expect(other.hasChanges == false)
     }
+
+    @Test func typedLookupsAndInserts() throws {
+        let context = container.newBackgroundContext()
+        let movie: Movie = try context.insertObject()
+        movie.title = "Heat"
+        let review: Review = try context.insertObject()
+        review.movie = movie
+        try context.save()
+        #expect(context.insertedObjects.isEmpty)
+
+        let other = container.newBackgroundContext()
+        let typed: Movie = try other.existingObject(with: movie.objectID)
+        #expect(typed.title == "Heat")
+        let untyped = try other.existingObject(with: movie.objectID)  // still ManagedObject without annotation
+        #expect(untyped === typed)
+        #expect(throws: StrataError.self) { let _: Movie = try other.existingObject(with: review.objectID) }
+
+        // The same object in another context; nil once it is gone.
+        #expect(try other.existing(movie) === typed)
+        #expect(try context.existing(movie) === movie)
+        let unsaved = Movie(context: context)
+        unsaved.title = "Unsaved"
+        #expect(try other.existing(unsaved) == nil)  // a new object of another context
+        context.delete(movie)
+        #expect(try context.existing(movie) == nil)
+        try context.save()
+        #expect(try container.newBackgroundContext().existing(movie) == nil)
+
+        let library = try Schema([EntityDescription(name: "Shelf")])
+        let elsewhere = ObjectContext(schema: library)
+        let error = #expect(throws: StrataError.self) { let _: Movie = try elsewhere.insertObject() }
+        #expect(error?.code == .unknownEntity)
+    }
+
+    @Test func authorsAsTheKitSetsThem() {
+        let context = container.newBackgroundContext()
+        #expect(context.author() == nil)
+        context.setAuthor("networkSync")
+        #expect(context.author() == "networkSync")
+        #expect(context.transactionAuthor == "networkSync")
+    }
+
+    @Test func objectIDsOnlyRequests() throws {
+        let context = container.newBackgroundContext()
+        for (title, year) in [("Heat", 1995), ("Thief", 1981), ("Ronin", 1998)] as [(String, Int16)] {
+            let movie = Movie(context: context)
+            movie.title = title
+            movie.year = year
+        }
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let request = ObjectIDFetchRequest(entityIds: Movie.self).where(\.year >= 1990).sorted([.descending(\.year)])
+        let ids = try reader.fetch(request)
+        #expect(ids.count == 2)
+        #expect(reader.registeredObjects.isEmpty)  // no object was loaded
+        #expect(try ids.map { try reader.existing(Movie.self, withID: $0).title } == ["Ronin", "Heat"])
+        #expect(try reader.fetch(ObjectIDFetchRequest(entityIds: Movie.self)).count == 3)
+    }
 }

@@ -159,10 +159,11 @@ extension ObjectContext {
                 if let object = try? self.object(with: objectID) { insertedObjects.insert(object) }
             }
             guard !updatedObjects.isEmpty || !insertedObjects.isEmpty || !deletedObjects.isEmpty else { return }
-            observers.post(
-                ContextNotification(
-                    name: .objectsDidChange, insertedObjects: insertedObjects, updatedObjects: updatedObjects,
-                    deletedObjects: deletedObjects, author: changes.author, contextName: name))
+            var notification = ContextNotification(
+                name: .objectsDidChange, insertedObjects: insertedObjects, updatedObjects: updatedObjects,
+                deletedObjects: deletedObjects, author: changes.author, contextName: name)
+            notification.refreshedObjects = updatedObjects
+            observers.post(notification)
         }
     }
 
@@ -173,7 +174,7 @@ extension ObjectContext {
             if changed[ObjectIdentifier(object)] != nil, object.hasChangedProperties, !object._isFault {
                 mergeSavedValues(into: object)
             } else if !object._isFault, deleted[ObjectIdentifier(object)] == nil {
-                refresh(object, mergeChanges: false)
+                refreshValues(of: object, mergeChanges: false)
             }
             if announces { refreshed.insert(object) }
         }
@@ -182,6 +183,7 @@ extension ObjectContext {
             name: .objectsDidChange, insertedObjects: [], updatedObjects: refreshed, deletedObjects: [], author: nil,
             contextName: name)
         notification.isRemoteChange = true
+        notification.refreshedObjects = refreshed
         observers.post(notification)
     }
 
@@ -195,15 +197,15 @@ extension ObjectContext {
         let key = ObjectIdentifier(object)
         let hasLocalEdits = changed[key] != nil && object.hasChangedProperties
         guard hasLocalEdits else {
-            refresh(object, mergeChanges: true)
+            refreshValues(of: object, mergeChanges: true)
             return
         }
         switch mergePolicy {
         case .rollback:
-            refresh(object, mergeChanges: false)
+            refreshValues(of: object, mergeChanges: false)
         case .mergeByPropertyStoreTrump:
             let before = object._committedValues
-            refresh(object, mergeChanges: true)
+            refreshValues(of: object, mergeChanges: true)
             // Attributes the other save changed take its values, whatever was edited here.
             if let before, let saved = object._committedValues {
                 for index in saved.indices where index < before.count && saved[index] != before[index] {
@@ -212,7 +214,7 @@ extension ObjectContext {
             }
             unsaved.updateChange(of: object)
         case .error, .mergeByPropertyObjectTrump, .overwrite:
-            refresh(object, mergeChanges: true)
+            refreshValues(of: object, mergeChanges: true)
         }
     }
 

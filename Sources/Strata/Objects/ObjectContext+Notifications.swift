@@ -45,8 +45,15 @@ public struct ContextNotification {
     /// them.
     public internal(set) var isRemoteChange = false
 
+    /// Objects whose values were reloaded from the store (`objectsDidChange` only; Core Data's
+    /// `NSRefreshedObjectsKey`): by ``ObjectContext/refresh(_:mergeChanges:)``, or by a merge of
+    /// another context's or process's save — merged objects are also in ``updatedObjects``.
+    public internal(set) var refreshedObjects: Set<ManagedObject> = []
+
     /// Whether the notification names no object.
-    public var isEmpty: Bool { insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty }
+    public var isEmpty: Bool {
+        insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty && refreshedObjects.isEmpty
+    }
 
     /// The `Sendable` form of the notification: the objects' IDs.
     public var changes: ContextChanges {
@@ -205,10 +212,13 @@ final class ContextObservers {
 
     /// Whether changes are recorded for `objectsDidChange`: only once someone asked for it, so
     /// that contexts nobody observes pay nothing per change.
-    private(set) var tracksChanges = false
+    private(set) var tracksChanges = ContextNotificationHub.shared.wants(.objectsDidChange)
     var pendingInserted: [ObjectIdentifier: ManagedObject] = [:]
     var pendingUpdated: [ObjectIdentifier: ManagedObject] = [:]
     var pendingDeleted: [ObjectIdentifier: ManagedObject] = [:]
+    var pendingRefreshed: [ObjectIdentifier: ManagedObject] = [:]
+    /// Whether the view context's `objectsDidChange` is scheduled for the end of the turn.
+    var isPostingScheduled = false
 
     func add(_ name: ContextNotification.Name, _ handler: @escaping (ContextNotification) -> Void) -> Int {
         nextID += 1
@@ -227,7 +237,7 @@ final class ContextObservers {
     var count: Int { callbacks.count + streams.count }
 
     func wants(_ name: ContextNotification.Name) -> Bool {
-        callbacks.contains { $0.name == name } || streams.wants(name)
+        callbacks.contains { $0.name == name } || streams.wants(name) || ContextNotificationHub.shared.wants(name)
     }
 
     /// Calls the callbacks registered for the notification's name (those registered at the time
@@ -237,12 +247,14 @@ final class ContextObservers {
             callback.handler(notification)
         }
         if streams.wants(notification.name) { streams.post(notification.changes) }
+        ContextNotificationHub.shared.post(notification)
     }
 
     func clearPendingChanges() {
         pendingInserted.removeAll()
         pendingUpdated.removeAll()
         pendingDeleted.removeAll()
+        pendingRefreshed.removeAll()
     }
 }
 
@@ -282,10 +294,14 @@ extension ObjectContext {
         return observers.streams.makeSequence(for: names)
     }
 
-    /// Posts `objectsDidChange` for the objects inserted, updated and deleted since the last
-    /// time, if there are any and anyone observes it. Every save does this first.
+    /// Posts `objectsDidChange` for the objects inserted, updated, deleted and refreshed since
+    /// the last time, if there are any and anyone observes it. Every save does this first.
     ///
     /// Changes are recorded from the moment the first `objectsDidChange` observer registers.
+    /// As Core Data does at the end of each run-loop turn, the view context calls this by
+    /// itself at the end of the main actor's current turn, and
+    /// ``PersistentContainer/performBackgroundTask(author:_:)`` when its work ends; call it
+    /// yourself to announce changes sooner, or in contexts you made.
     ///
     /// ```swift
     /// let observation = context.addObserver(for: .objectsDidChange) { print($0.insertedObjects.count) }
@@ -294,16 +310,29 @@ extension ObjectContext {
     /// ```
     public func processPendingChanges() {
         mergeCollectedChanges()
+        observers.isPostingScheduled = false
         guard observers.tracksChanges else { return }
         let inserted = observers.pendingInserted
         let updated = observers.pendingUpdated.filter { inserted[$0.key] == nil && observers.pendingDeleted[$0.key] == nil }
         let deleted = observers.pendingDeleted
+        let refreshed = observers.pendingRefreshed.filter { observers.pendingDeleted[$0.key] == nil }
         observers.clearPendingChanges()
-        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty, observers.wants(.objectsDidChange) else { return }
-        observers.post(
-            ContextNotification(
-                name: .objectsDidChange, insertedObjects: Set(inserted.values), updatedObjects: Set(updated.values),
-                deletedObjects: Set(deleted.values), author: nil, contextName: name))
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !refreshed.isEmpty,
+            observers.wants(.objectsDidChange)
+        else { return }
+        var notification = ContextNotification(
+            name: .objectsDidChange, insertedObjects: Set(inserted.values), updatedObjects: Set(updated.values),
+            deletedObjects: Set(deleted.values), author: nil, contextName: name)
+        notification.refreshedObjects = Set(refreshed.values)
+        observers.post(notification)
+    }
+
+    /// Schedules the view context's `objectsDidChange` for the end of the main actor's turn,
+    /// once per turn.
+    private func schedulePostingIfViewContext() {
+        guard isViewContext, !observers.isPostingScheduled, let container else { return }
+        observers.isPostingScheduled = true
+        Task { @MainActor [weak container] in container?.viewContext.processPendingChanges() }
     }
 
     /// The number of observer registrations (callbacks and streams) of this context.
@@ -314,15 +343,24 @@ extension ObjectContext {
     func recordInsertion(_ object: ManagedObject) {
         guard observers.tracksChanges else { return }
         observers.pendingInserted[ObjectIdentifier(object)] = object
+        schedulePostingIfViewContext()
     }
 
     func recordUpdate(_ object: ManagedObject) {
         guard observers.tracksChanges else { return }
         observers.pendingUpdated[ObjectIdentifier(object)] = object
+        schedulePostingIfViewContext()
+    }
+
+    func recordRefresh(_ object: ManagedObject) {
+        guard observers.tracksChanges else { return }
+        observers.pendingRefreshed[ObjectIdentifier(object)] = object
+        schedulePostingIfViewContext()
     }
 
     func recordDeletion(_ object: ManagedObject, wasInserted: Bool) {
         guard observers.tracksChanges else { return }
+        schedulePostingIfViewContext()
         let key = ObjectIdentifier(object)
         observers.pendingUpdated[key] = nil
         // An object inserted and deleted before anyone heard of it never existed for observers.

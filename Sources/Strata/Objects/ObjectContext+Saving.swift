@@ -123,7 +123,16 @@ extension ObjectContext {
     /// that loads the latest saved values when next read. With `mergeChanges` true, the latest
     /// saved values are loaded now and the object's unsaved changes are kept on top of them.
     /// New (inserted) objects are left as they are.
+    ///
+    /// The next `objectsDidChange` lists the object in ``ContextNotification/refreshedObjects``.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.context === self, !object._isInserted, !object.objectID.isTemporaryID else { return }
+        refreshValues(of: object, mergeChanges: mergeChanges)
+        recordRefresh(object)
+    }
+
+    /// Reloads an object's saved values without announcing it (merges announce their own).
+    func refreshValues(of object: ManagedObject, mergeChanges: Bool) {
         guard object.context === self, !object._isInserted, !object.objectID.isTemporaryID else { return }
         let key = ObjectIdentifier(object)
         guard mergeChanges else {

@@ -333,6 +333,8 @@ public final class PersistentContainer: Sendable {
         try await Task.detached {
             let context = self.newBackgroundContext()
             context.transactionAuthor = author
+            // As Core Data posts at the end of the block: changes nobody saved are announced.
+            defer { context.processPendingChanges() }
             return try body(context)
         }.value
     }

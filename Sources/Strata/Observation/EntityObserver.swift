@@ -1,7 +1,8 @@
 import Foundation
 
-/// Observes the objects of one entity type in a context: calls a handler with typed arrays of
-/// the objects inserted, updated or deleted, upon `objectsDidChange`, `willSave` or `didSave`.
+/// Observes the objects of one entity type in a context, or in every context of the process:
+/// calls a handler with typed arrays of the objects inserted, updated or deleted, upon
+/// `objectsDidChange`, `willSave` or `didSave` (the stack kit's `EntityObserver`).
 ///
 /// The handler is not called when every kind of change it asked for is empty, so an observer of
 /// movie insertions is quiet while reviews are edited.
@@ -39,7 +40,11 @@ public final class EntityObserver<Model: ManagedObject> {
         public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
     }
 
-    private var observation: ContextObservation?
+    /// The context whose notifications the observer follows; `nil` for every context of the
+    /// process.
+    public let context: ObjectContext?
+    /// The registrations; each ends when released.
+    private var observations: [AnyObject] = []
 
     /// Starts observing `Model` objects of `context`.
     ///
@@ -59,22 +64,124 @@ public final class EntityObserver<Model: ManagedObject> {
         _ context: ObjectContext, on event: Event, changes kinds: Kinds = .any, where filter: ((Model) -> Bool)? = nil,
         handler: @escaping (Changes) -> Void
     ) {
-        observation = context.addObserver(for: event.notificationName) { notification in
-            func select(_ objects: Set<ManagedObject>, _ kind: Kinds) -> [Model] {
-                guard kinds.contains(kind) else { return [] }
-                return objects.compactMap { $0 as? Model }.filter { filter?($0) ?? true }
+        self.context = context
+        observations.append(
+            context.addObserver(for: event.notificationName) { notification in
+                if let changes = Self.changes(in: notification, event: event, kinds: kinds, filter: filter) { handler(changes) }
+            })
+    }
+
+    /// Creates an observer of `Model` objects that starts with ``observeChanges(upon:for:filter:handler:)``
+    /// (the stack kit's `EntityObserver(context:)`).
+    ///
+    /// ```swift
+    /// let observer = EntityObserver<Person>()              // every context of the process
+    /// observer.observeChanges { inserted, updated, deleted in
+    ///     print(inserted.count, "people saved somewhere")
+    /// }
+    /// let mine = EntityObserver<Person>(context: context)  // one context
+    /// mine.observeChanges(upon: .willSave, for: .deleted) { _, _, deleted in
+    ///     print(deleted.map(\.name), "are about to go")
+    /// }
+    /// ```
+    ///
+    /// Without a context the observer hears every context of every container in the process, as
+    /// a `NotificationCenter` observer with a `nil` object does in Core Data. Its handlers run
+    /// synchronously in the isolation domain of the context that posted, with that context's
+    /// objects, so they are `@Sendable`; pass object IDs on to use the objects elsewhere.
+    ///
+    /// - Parameter context: The context to follow; `nil` for all.
+    public init(context: ObjectContext? = nil) {
+        self.context = context
+    }
+
+    /// Calls `handler` with the `Model` objects that changed upon `event` (the stack kit's
+    /// `observeChanges(upon:for:filter:handler:)`).
+    ///
+    /// The handler is not called when every kind it asked for is empty after filtering. Call
+    /// this more than once to observe several events; ``cancel()`` stops all.
+    ///
+    /// - Parameters:
+    ///   - event: When: ``EntityObserverEvent/didSave`` by default.
+    ///   - kinds: Which kinds of change; ``EntityChangeKinds/any`` by default.
+    ///   - filter: Objects for which it returns `false` are left out.
+    ///   - handler: Called with the inserted, updated and deleted objects, in the posting
+    ///     context's isolation domain.
+    /// - Returns: The observer, for chaining.
+    @discardableResult
+    public func observeChanges(
+        upon event: Event = .didSave, for kinds: Kinds = .any, filter: (@Sendable (Model) -> Bool)? = nil,
+        handler: @escaping @Sendable (_ inserted: [Model], _ updated: [Model], _ deleted: [Model]) -> Void
+    ) -> Self {
+        let forward: @Sendable (ContextNotification) -> Void = { notification in
+            if let changes = Self.changes(in: notification, event: event, kinds: kinds, filter: filter) {
+                handler(changes.inserted, changes.updated, changes.deleted)
             }
-            let changes = Changes(
-                event: event, inserted: select(notification.insertedObjects, .inserted),
-                updated: select(notification.updatedObjects, .updated), deleted: select(notification.deletedObjects, .deleted))
-            if !changes.isEmpty { handler(changes) }
         }
+        if let context {
+            observations.append(context.addObserver(for: event.notificationName, forward))
+        } else {
+            observations.append(HubRegistration(ContextNotificationHub.shared.add(event.notificationName, forward)))
+        }
+        return self
+    }
+
+    /// Calls `handler` with every change of `Model` objects upon `didSave`.
+    @discardableResult
+    public func observeChanges(
+        _ handler: @escaping @Sendable (_ inserted: [Model], _ updated: [Model], _ deleted: [Model]) -> Void
+    ) -> Self {
+        observeChanges(upon: .didSave, for: .any, filter: nil, handler: handler)
+    }
+
+    /// Calls `handler` with the changes of `Model` objects of `kinds` upon `didSave`.
+    @discardableResult
+    public func observeChanges(
+        for kinds: Kinds, filter: (@Sendable (Model) -> Bool)? = nil,
+        handler: @escaping @Sendable (_ inserted: [Model], _ updated: [Model], _ deleted: [Model]) -> Void
+    ) -> Self {
+        observeChanges(upon: .didSave, for: kinds, filter: filter, handler: handler)
     }
 
     /// Stops observing. Releasing the observer does the same.
     public func cancel() {
-        observation?.cancel()
-        observation = nil
+        for observation in observations { (observation as? ContextObservation)?.cancel() }
+        observations.removeAll()
+    }
+
+    /// The `Model` objects of the kinds asked for in `notification`, or `nil` when there are none.
+    private static func changes(
+        in notification: ContextNotification, event: Event, kinds: Kinds, filter: ((Model) -> Bool)?
+    ) -> Changes? {
+        func select(_ objects: Set<ManagedObject>, _ kind: Kinds) -> [Model] {
+            guard kinds.contains(kind) else { return [] }
+            return objects.compactMap { $0 as? Model }.filter { filter?($0) ?? true }
+        }
+        let changes = Changes(
+            event: event, inserted: select(notification.insertedObjects, .inserted),
+            updated: select(notification.updatedObjects, .updated), deleted: select(notification.deletedObjects, .deleted))
+        return changes.isEmpty ? nil : changes
+    }
+}
+
+/// A registration with the process's hub, removed when released.
+private final class HubRegistration {
+    private let id: UUID
+    init(_ id: UUID) { self.id = id }
+    deinit { ContextNotificationHub.shared.remove(id) }
+}
+
+extension EntityModel where Self: ManagedObject {
+    /// An observer of the class's objects in `context`, or in every context when `nil` (the
+    /// stack kit's `makeObserver(with:)`).
+    ///
+    /// ```swift
+    /// let observer = Person.makeObserver().observeChanges(for: .inserted) { inserted, _, _ in
+    ///     print(inserted.count, "new people")
+    /// }
+    /// ```
+    public static func makeObserver(with context: ObjectContext? = nil) -> EntityObserver<Self> {
+        EntityObserver<Self>(context: context)
     }
 }
 

@@ -28,6 +28,18 @@ public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
     let container: PersistentContainer
     let relevantEntities: Set<String>?
     let fetch: @Sendable (ObjectContext) throws -> Result
+    /// What else must change for an equal result to be yielded again: the state of related
+    /// objects, for observations that report them. `nil` yields changed results only.
+    var version: (@Sendable (ObjectContext) throws -> Int)?
+
+    init(
+        container: PersistentContainer, relevantEntities: Set<String>?,
+        fetch: @escaping @Sendable (ObjectContext) throws -> Result
+    ) {
+        self.container = container
+        self.relevantEntities = relevantEntities
+        self.fetch = fetch
+    }
 
     /// Starts observing; the first element is the current result.
     public func makeAsyncIterator() -> Iterator {
@@ -49,12 +61,17 @@ public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
         let observation = container.addCommitObserver(touching: relevantEntities) { trigger.yield() }
         let container = container
         let fetch = fetch
+        let version = version
         let worker = Task.detached {
             var last: Result?
+            var lastVersion: Int?
             func emit() throws {
-                let result = try fetch(container.newBackgroundContext())
-                guard result != last else { return }
+                let context = container.newBackgroundContext()
+                let result = try fetch(context)
+                let currentVersion = try version?(context)
+                guard result != last || currentVersion != lastVersion else { return }
                 last = result
+                lastVersion = currentVersion
                 output.yield(result)
             }
             do {
@@ -114,24 +131,40 @@ extension PersistentContainer {
     /// One object's value snapshot, now and after each save that changes it; the sequence ends
     /// with ``StrataError/Code/objectDeleted`` when the object is deleted.
     ///
-    /// With `includingRelatedObjects`, saves that change objects of the entities its
-    /// relationships lead to count too (a movie whose reviews change, say), and a new snapshot
-    /// is yielded when the object's own snapshot changed.
+    /// With `includingRelatedObjects`, changes of the objects its relationships reach count
+    /// too — `depth` levels deep: 1 for a movie's reviews, 2 for the reviews' authors as well.
+    /// The snapshot is yielded again after a save that changed one of them (an attribute, or
+    /// which objects a relationship holds), even when the object's own snapshot is the same.
     ///
     /// ```swift
     /// for try await movie in container.observe(heat.typedObjectID) { print(movie.title) }
+    /// for try await movie in container.observe(heat.typedObjectID, includingRelatedObjects: true, depth: 2) {
+    ///     print("the movie, a review or a reviewer changed")
+    /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - objectID: The object.
+    ///   - includingRelatedObjects: Whether changes of related objects are reported.
+    ///   - depth: How many relationship steps away related objects count (1 or more).
     public func observe<Model: ValueSnapshotRepresentable>(
-        _ objectID: TypedObjectID<Model>, includingRelatedObjects: Bool = false
+        _ objectID: TypedObjectID<Model>, includingRelatedObjects: Bool = false, depth: Int = 1
     ) -> LiveQuery<Model.Value> {
-        var entities: Set<String> = [objectID.objectID.entityName]
-        if includingRelatedObjects, let entity = schema.entity(named: objectID.objectID.entityName) {
-            for relationship in entity.relationships {
-                entities.formUnion(schema.entity(named: relationship.destinationEntityName)?.kindNames ?? [])
+        let depth = includingRelatedObjects ? max(depth, 1) : 0
+        var entities: Set<String> = schema.entity(named: objectID.objectID.entityName)?.kindNames ?? [objectID.objectID.entityName]
+        var frontier = entities
+        for _ in 0..<depth {
+            var next: Set<String> = []
+            for name in frontier {
+                for relationship in schema.entity(named: name)?.relationships ?? [] {
+                    next.formUnion(schema.entity(named: relationship.destinationEntityName)?.kindNames ?? [])
+                }
             }
+            frontier = next.subtracting(entities)
+            entities.formUnion(next)
         }
         let id = objectID.objectID
-        return LiveQuery(container: self, relevantEntities: entities) { context in
+        var query = LiveQuery<Model.Value>(container: self, relevantEntities: entities) { context in
             let object: ManagedObject
             do {
                 object = try context.existingObject(with: id)
@@ -145,6 +178,13 @@ extension PersistentContainer {
             }
             return model.value
         }
+        if depth > 0 {
+            query.version = { context in
+                guard let object = try? context.existingObject(with: id) else { return 0 }
+                return RelatedObjectsFingerprint.of(object, depth: depth)
+            }
+        }
+        return query
     }
 
     /// The number of objects `request` matches, now and after each save that changes it.
@@ -243,5 +283,36 @@ extension PersistentContainer {
         // A request that does not resolve fails when it runs; until then, any change may matter.
         guard let plan = try? FetchPlan(request, in: schema), !plan.reachesRelatedObjects else { return nil }
         return request.includesSubentities ? entity.kindNames : [entity.name]
+    }
+}
+
+/// A hash of the objects within some relationship steps of an object: their IDs, attribute
+/// values and which objects their relationships hold.
+enum RelatedObjectsFingerprint {
+    static func of(_ root: ManagedObject, depth: Int) -> Int {
+        var hasher = Hasher()
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
+        var level = [root]
+        for step in 0...depth {
+            var next: [ManagedObject] = []
+            for object in level {
+                if object._isFault { object._fireFault() }
+                if step > 0 {
+                    hasher.combine(object.objectID)
+                    hasher.combine(object._values)
+                }
+                guard step < depth else { continue }
+                for index in object.entity.relationships.indices {
+                    let related = object.relationshipValue(at: index).objects
+                    // Sets come back in any order; ordered relationships keep theirs.
+                    let ids = related.map(\.objectID)
+                    hasher.combine(object.entity.relationships[index].isOrdered ? ids : ids.sorted { $0.description < $1.description })
+                    for member in related where seen.insert(ObjectIdentifier(member)).inserted { next.append(member) }
+                }
+            }
+            guard step < depth else { break }
+            level = next.sorted { $0.objectID.description < $1.objectID.description }
+        }
+        return hasher.finalize()
     }
 }

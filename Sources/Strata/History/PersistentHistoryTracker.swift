@@ -51,6 +51,8 @@ public actor PersistentHistoryTracker {
     private var mergeTargets: [UUID: @Sendable (ContextChanges) async -> Void] = [:]
     private var observation: StoreObservation?
     private var worker: Task<Void, Never>?
+    /// Whether ``stopMonitoring()`` was ever called: a start a stack scheduled then is dropped.
+    private var wasStopped = false
     private var lastPruning: Date?
     /// The last transaction merged, by store identifier.
     private var lastTokens: [String: HistoryToken] = [:]
@@ -102,9 +104,17 @@ public actor PersistentHistoryTracker {
         }
     }
 
+    /// Starts tracking unless someone stopped the tracker first: the start a data stack
+    /// schedules when it creates its tracker.
+    func startMonitoringUnlessStopped() {
+        guard !wasStopped else { return }
+        startMonitoring()
+    }
+
     /// Stops tracking. Transactions committed meanwhile are merged after the next
     /// ``startMonitoring()``.
     public func stopMonitoring() {
+        wasStopped = true
         observation?.cancel()
         observation = nil
         worker?.cancel()

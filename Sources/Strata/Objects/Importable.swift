@@ -114,7 +114,7 @@ extension ObjectContext {
     /// once, then ``Importable/importIntoContext(_:importerData:)`` for each item in order.
     ///
     /// ```swift
-    /// let results = try context.importPersistableObjects(teachers)
+    /// let results: [PersistenceResult] = try context.importPersistableObjects(teachers)
     /// let failures = results.compactMap(\.error)
     /// try context.save()
     /// ```
@@ -136,6 +136,9 @@ extension ObjectContext {
 
     /// Imports `objects` as the array-returning form does, and returns the results keyed by each
     /// item's identifier.
+    ///
+    /// For `Identifiable` items Swift picks this form unless the result is annotated as
+    /// `[PersistenceResult]`, as in the kit.
     ///
     /// ```swift
     /// let byID: [Teacher.ID: PersistenceResult] = try context.importPersistableObjects(teachers)

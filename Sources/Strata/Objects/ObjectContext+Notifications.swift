@@ -60,7 +60,8 @@ public struct ContextNotification {
         ContextChanges(
             name: name, insertedObjectIDs: Set(insertedObjects.map(\.objectID)),
             updatedObjectIDs: Set(updatedObjects.map(\.objectID)), deletedObjectIDs: Set(deletedObjects.map(\.objectID)),
-            author: author, contextName: contextName, isRemoteChange: isRemoteChange)
+            author: author, contextName: contextName, isRemoteChange: isRemoteChange,
+            refreshedObjectIDs: Set(refreshedObjects.map(\.objectID)))
     }
 }
 
@@ -88,6 +89,9 @@ public struct ContextChanges: Sendable, Hashable {
     /// commits to a store with history name their objects and are not remote changes in this
     /// sense.
     public var isRemoteChange: Bool
+    /// IDs of objects reloaded from the store (`objectsDidChange` only; see
+    /// ``ContextNotification/refreshedObjects``).
+    public var refreshedObjectIDs: Set<ObjectID>
 
     /// Creates a change summary.
     ///
@@ -98,9 +102,10 @@ public struct ContextChanges: Sendable, Hashable {
     public init(
         name: ContextNotification.Name, insertedObjectIDs: Set<ObjectID> = [], updatedObjectIDs: Set<ObjectID> = [],
         deletedObjectIDs: Set<ObjectID> = [], author: String? = nil, contextName: String? = nil,
-        isRemoteChange: Bool = false
+        isRemoteChange: Bool = false, refreshedObjectIDs: Set<ObjectID> = []
     ) {
         self.isRemoteChange = isRemoteChange
+        self.refreshedObjectIDs = refreshedObjectIDs
         self.name = name
         self.insertedObjectIDs = insertedObjectIDs
         self.updatedObjectIDs = updatedObjectIDs
@@ -128,6 +133,7 @@ public struct ContextChanges: Sendable, Hashable {
     /// Whether no object is named (a remote change never counts as empty).
     public var isEmpty: Bool {
         !isRemoteChange && insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty
+            && refreshedObjectIDs.isEmpty
     }
 }
 

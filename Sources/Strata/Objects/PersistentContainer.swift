@@ -202,7 +202,11 @@ public final class PersistentContainer: Sendable {
         let store = try Self.openStore(description, schema: schema, besides: state.withLock { $0.entries })
         let added = state.withLock { state -> Bool in
             // Checked again under the lock: another thread may have added or closed meanwhile.
-            guard !state.isClosed, !state.entries.contains(where: { $0.store.identifier == store.identifier }) else {
+            guard !state.isClosed, !state.entries.contains(where: { $0.store.identifier == store.identifier }),
+                name.map({ name in
+                    !state.entries.contains { $0.matches(storeName: name, configurationName: description.configuration) }
+                }) ?? true
+            else {
                 return false
             }
             state.entries.append(StoreEntry(description: description, store: store, name: name))
@@ -216,7 +220,9 @@ public final class PersistentContainer: Sendable {
             try? store.close()
             try checkOpen()
             throw StrataError(
-                .storeError, "The container already has this store open (identifier \(store.identifier)).",
+                .storeError,
+                "The container already has this store open (identifier \(store.identifier))"
+                    + (name.map { ", or a store named '\($0)' for this configuration" } ?? "") + ".",
                 fileURL: store.url)
         }
         if let interval = description.remoteChangePollingInterval {
@@ -462,5 +468,28 @@ extension Schema {
                 return chain
             })
         return try Schema(entityDescriptions.filter { names.contains($0.name) }, versionIdentifier: versionIdentifier)
+    }
+}
+
+extension PersistentContainer {
+    /// `nil` and the default configuration's name are the same configuration.
+    static func normalized(_ configurationName: String?) -> String? {
+        configurationName == Schema.defaultConfigurationName ? nil : configurationName
+    }
+}
+
+extension PersistentContainer.StoreEntry {
+    /// Whether this is the store named `storeName` for `configurationName`.
+    func matches(storeName: String, configurationName: String?) -> Bool {
+        let configuration = PersistentContainer.normalized(configurationName)
+        guard PersistentContainer.normalized(description.configuration) == configuration else { return false }
+        if let name { return name == storeName }
+        guard case .sqlite(let url) = description.kind else { return false }
+        // `<configuration or Default>/<storeName>/<storeName>.<extension>`, under any base folder.
+        let components = url.standardizedFileURL.pathComponents
+        guard components.count >= 3 else { return false }
+        return url.deletingPathExtension().lastPathComponent == storeName
+            && components[components.count - 2] == storeName
+            && components[components.count - 3] == (configuration ?? Schema.defaultConfigurationName)
     }
 }

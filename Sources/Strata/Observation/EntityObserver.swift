@@ -86,7 +86,11 @@ public final class EntityObserver<Model: ManagedObject> {
     /// ```
     ///
     /// Without a context the observer hears every context of every container in the process, as
-    /// a `NotificationCenter` observer with a `nil` object does in Core Data. Its handlers run
+    /// a `NotificationCenter` observer with a `nil` object does in Core Data. (Upon
+    /// ``EntityObserverEvent/didChange`` it hears the contexts made after it started, and those
+    /// that record their changes for other `objectsDidChange` observers: a context starts
+    /// recording when it is made or first observed, so that unobserved contexts pay nothing
+    /// per change.) Its handlers run
     /// synchronously in the isolation domain of the context that posted, with that context's
     /// objects, so they are `@Sendable`; pass object IDs on to use the objects elsewhere.
     ///

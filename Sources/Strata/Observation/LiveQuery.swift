@@ -153,7 +153,9 @@ extension PersistentContainer {
         let depth = includingRelatedObjects ? max(depth, 1) : 0
         var entities: Set<String> = schema.entity(named: objectID.objectID.entityName)?.kindNames ?? [objectID.objectID.entityName]
         var frontier = entities
-        for _ in 0..<depth {
+        var steps = 0
+        while steps < depth, !frontier.isEmpty {
+            steps += 1
             var next: Set<String> = []
             for name in frontier {
                 for relationship in schema.entity(named: name)?.relationships ?? [] {
@@ -310,7 +312,7 @@ enum RelatedObjectsFingerprint {
                     for member in related where seen.insert(ObjectIdentifier(member)).inserted { next.append(member) }
                 }
             }
-            guard step < depth else { break }
+            guard step < depth, !next.isEmpty else { break }
             level = next.sorted { $0.objectID.description < $1.objectID.description }
         }
         return hasher.finalize()

@@ -207,12 +207,16 @@ extension FetchRequest {
 
     /// `key == value`, matching nothing where the value cannot equal the attribute.
     static func equal(_ key: String, _ value: QueryExpression) -> QueryPredicate {
-        .comparison(.keyPath(key), .equalTo, value, options: .typeMismatchMatchesNothing)
+        var comparison = QueryComparison(.keyPath(key), .equalTo, value)
+        comparison.typeMismatchMatchesNothing = true
+        return .comparison(comparison)
     }
 
     /// `key IN values`, leaving out values that cannot equal the attribute.
     static func member(_ key: String, _ values: [QueryExpression]) -> QueryPredicate {
-        .comparison(.keyPath(key), .in, .list(values), options: .typeMismatchMatchesNothing)
+        var comparison = QueryComparison(.keyPath(key), .in, .list(values))
+        comparison.typeMismatchMatchesNothing = true
+        return .comparison(comparison)
     }
 }
 
@@ -287,11 +291,4 @@ extension Sequence {
 extension ComparisonOptions {
     /// `[cd]`: case and diacritics are both ignored ("Émile" matches "emile").
     public static let caseAndDiacriticInsensitive: ComparisonOptions = [.caseInsensitive, .diacriticInsensitive]
-
-    /// Builders' comparisons: a value that cannot equal the attribute matches nothing
-    /// (Core Data's answer) instead of failing with a type mismatch.
-    static let typeMismatchMatchesNothing = ComparisonOptions(rawValue: 1 << 7)
-
-    /// The options that change how strings compare: case and diacritic folding.
-    var folding: ComparisonOptions { intersection(.caseAndDiacriticInsensitive) }
 }

@@ -111,9 +111,14 @@ enum PredicateArguments {
             return QueryExpression.list(
                 try mirror.children.map { try argument(from: $0.value, position: position).predicateExpression })
         }
+        if let decimal = value as? NSDecimalNumber { return decimal.decimalValue }
         if let number = value as? NSNumber {
-            if let integer = Int64(exactly: number.doubleValue), !"\(number)".contains(".") { return integer }
-            return number.doubleValue
+            // Integers keep every digit (a double would round IDs beyond 2^53).
+            switch String(cString: number.objCType) {
+            case "f", "d": return number.doubleValue
+            case "Q", "L", "I", "S", "C": return UInt64(truncating: number) <= UInt64(Int64.max) ? number.int64Value : number.doubleValue
+            default: return number.int64Value
+            }
         }
         let place = position.map { "Argument \($0)" } ?? "The value"
         throw StrataError(

@@ -7,6 +7,9 @@ struct PredicateResolver {
 
     /// The entity and variable name of each scope; scope 0 is the fetched object.
     private var scopes: [(entity: Entity, variable: String?)]
+    /// Whether the comparison being resolved came from a builder: values that cannot equal its
+    /// left side match nothing (``QueryComparison/typeMismatchMatchesNothing``).
+    private var typeMismatchMatchesNothing = false
 
     init(schema: Schema, entity: Entity) {
         self.schema = schema
@@ -59,7 +62,7 @@ struct PredicateResolver {
     private mutating func term(_ expression: QueryExpression, scope: Int) throws -> Term {
         switch expression {
         case .value(let value):
-            try checkComparable(value)
+            if !typeMismatchMatchesNothing { try checkComparable(value) }
             return .constant(value)
         case .objectID(let id):
             return .objects([id])
@@ -93,6 +96,8 @@ struct PredicateResolver {
             for element in elements {
                 switch element {
                 case .value(let value):
+                    // A builder's NaN equals nothing: leave it out.
+                    if typeMismatchMatchesNothing && value.isNaN { continue }
                     try checkComparable(value)
                     values.append(value)
                 case .objectID(let id): objects.append(id)
@@ -100,7 +105,7 @@ struct PredicateResolver {
                 default: throw problem("A list can only hold constants, not \(element).")
                 }
             }
-            if !values.isEmpty && !objects.isEmpty {
+            if !values.isEmpty && !objects.isEmpty && !typeMismatchMatchesNothing {
                 throw problem("A list cannot mix objects and values.")
             }
             return .list(values, objects: objects)
@@ -296,6 +301,12 @@ struct PredicateResolver {
     // MARK: Comparisons
 
     private mutating func resolve(_ comparison: QueryComparison, scope: Int) throws -> ResolvedPredicate {
+        let outer = typeMismatchMatchesNothing
+        typeMismatchMatchesNothing = comparison.typeMismatchMatchesNothing
+        defer { typeMismatchMatchesNothing = outer }
+        if typeMismatchMatchesNothing, case .value(let value) = comparison.right, value.isNaN {
+            return .constant(comparison.comparisonOperator == .notEqualTo)
+        }
         var left = try term(comparison.left, scope: scope)
         var right = try term(comparison.right, scope: scope)
         var comparisonOperator = comparison.comparisonOperator
@@ -402,12 +413,24 @@ struct PredicateResolver {
     }
 
     private func compare(
-        _ left: Term, _ comparisonOperator: ComparisonOperator, _ right: Term, options allOptions: ComparisonOptions
+        _ left: Term, _ comparisonOperator: ComparisonOperator, _ right: Term, options: ComparisonOptions
     ) throws -> ResolvedPredicate {
-        // Builders' comparisons match nothing where a value cannot equal the attribute; only
-        // the folding options go on into the resolved predicate.
-        let typeMismatchMatchesNothing = allOptions.contains(.typeMismatchMatchesNothing)
-        let options = allOptions.folding
+        do {
+            return try compareStrictly(left, comparisonOperator, right, options: options)
+        } catch let error as StrataError where error.code == .typeMismatch && typeMismatchMatchesNothing {
+            // A builder's value that cannot equal the left side (a number for a string, a
+            // string for a relationship): Core Data finds no match.
+            switch comparisonOperator {
+            case .equalTo, .in: return .constant(false)
+            case .notEqualTo: return .constant(true)
+            default: throw error
+            }
+        }
+    }
+
+    private func compareStrictly(
+        _ left: Term, _ comparisonOperator: ComparisonOperator, _ right: Term, options: ComparisonOptions
+    ) throws -> ResolvedPredicate {
         // Objects: identity and nil checks.
         if case .object = left {
             guard let (leftOperand, _) = operand(left) else { throw mismatch(left, comparisonOperator, right) }
@@ -421,10 +444,8 @@ struct PredicateResolver {
             case (.in, .list(let values, _)) where values.isEmpty:
                 return .constant(false)
             case (.in, .list(_, let ids)) where typeMismatchMatchesNothing:
-                // A builder's mixed list: the objects in it, the other values match nothing.
+                // A builder's mixed list: the objects in it; its values match nothing.
                 return ids.isEmpty ? .constant(false) : .objectIn(leftOperand, ids, negated: false)
-            case (.equalTo, _) where typeMismatchMatchesNothing:
-                return .constant(false)
             default:
                 throw mismatch(left, comparisonOperator, right)
             }
@@ -444,17 +465,20 @@ struct PredicateResolver {
                 leftOperand, low.value, high.value, low.kind == .double || high.kind == .double ? .double : kind)
         case .in:
             if case .list(let values, let objects) = right {
-                guard objects.isEmpty, let kind = leftKindOrNil else { throw mismatch(left, comparisonOperator, right) }
+                // A builder's mixed list: its values; its objects match no attribute.
+                guard objects.isEmpty || typeMismatchMatchesNothing, let kind = leftKindOrNil else {
+                    throw mismatch(left, comparisonOperator, right)
+                }
                 var converted: [AttributeValue] = []
                 var listKind = kind
                 for value in values {
                     // Builders' values that cannot equal the attribute match nothing (Core Data).
-                    guard let result = try lenient(typeMismatchMatchesNothing, { try convert(value, to: kind, left: left, comparisonOperator) })
+                    guard let result = try lenient({ try convert(value, to: kind, left: left, comparisonOperator) })
                     else { continue }
                     if result.kind == .double && kind == .integer { listKind = .double }
                     converted.append(options.isEmpty || !kind.isTextual ? result.value : folded(result.value, options))
                 }
-                if converted.isEmpty && !values.isEmpty { return .constant(false) }
+                if converted.isEmpty && (!values.isEmpty || !objects.isEmpty) { return .constant(false) }
                 return .member(leftOperand, converted, kind.isTextual ? options : [], listKind)
             }
             // `title IN "some text"`: the title is a substring of the text.
@@ -508,7 +532,7 @@ struct PredicateResolver {
                         ? .constant(false) : .compare(leftOperand, comparisonOperator, .constant(.null), [], kind)
                 }
                 if isOrdering && !kind.isOrdered { throw mismatch(left, comparisonOperator, right) }
-                guard let converted = try lenient(typeMismatchMatchesNothing, { try convert(value, to: kind, left: left, comparisonOperator) })
+                guard let converted = try lenient({ try convert(value, to: kind, left: left, comparisonOperator) })
                 else { return .constant(comparisonOperator == .notEqualTo) }
                 let textOptions = kind.isTextual ? options : []
                 return .compare(
@@ -537,11 +561,11 @@ struct PredicateResolver {
     /// `convert`'s answer, or `nil` when it finds a type mismatch in a comparison built by a
     /// builder, which then matches nothing instead of failing.
     private func lenient(
-        _ enabled: Bool, _ convert: () throws -> (value: AttributeValue, kind: ValueKind)
+        _ convert: () throws -> (value: AttributeValue, kind: ValueKind)
     ) throws -> (value: AttributeValue, kind: ValueKind)? {
         do {
             return try convert()
-        } catch let error as StrataError where error.code == .typeMismatch && enabled {
+        } catch let error as StrataError where error.code == .typeMismatch && typeMismatchMatchesNothing {
             return nil
         }
     }

@@ -60,6 +60,10 @@ public struct QueryComparison: Sendable, Hashable {
     public var options: ComparisonOptions
     /// `ANY`/`SOME`, `ALL`, or a direct comparison. (`NONE` is `NOT ANY`.)
     public var modifier: ComparisonModifier
+    /// Whether values that cannot equal the left side match nothing instead of being a type
+    /// mismatch: set by the stack kit's builders, which give Core Data's answer. Format strings
+    /// cannot express it, so it is not part of a predicate's text.
+    var typeMismatchMatchesNothing = false
 
     /// Creates a comparison.
     public init(

@@ -10,13 +10,15 @@ import Foundation
 /// // From model versions: migrates the store to the current version, then opens it.
 /// let stack = try BasicDataStack(
 ///     versionKey: Versions.self, mainAuthor: .iOSViewContext, persistentHistoryOptions: .init())
-/// await stack.historyTracker?.isMonitoring   // true
+/// await stack.historyTracker?.startMonitoring()   // started already; awaiting makes sure it runs
 /// ```
 ///
 /// Without ``PersistentHistoryTrackingOptions`` the view context merges the saves of the
 /// stack's other contexts by itself; with them the store records history and the stack's
-/// ``historyTracker`` — created and started by the stack — merges other authors' transactions,
-/// from this process and others. (The kit forgets the tracker in its versioned initializer;
+/// ``historyTracker`` — created and started by the stack (the start reaches the actor a moment
+/// later; `await` its ``PersistentHistoryTracker/startMonitoring()`` to be sure it runs, and a
+/// ``PersistentHistoryTracker/stopMonitoring()`` that comes first wins) — merges other authors'
+/// transactions, from this process and others. (The kit forgets the tracker in its versioned initializer;
 /// Strata creates it in both.)
 public final class BasicDataStack: DataStack {
     /// The stack's container.

@@ -156,25 +156,4 @@ extension PersistentContainer {
         if let firstError { throw firstError }
         return entries.count
     }
-
-    /// `nil` and the default configuration's name are the same configuration.
-    static func normalized(_ configurationName: String?) -> String? {
-        configurationName == Schema.defaultConfigurationName ? nil : configurationName
-    }
-}
-
-extension PersistentContainer.StoreEntry {
-    /// Whether this is the store named `storeName` for `configurationName`.
-    func matches(storeName: String, configurationName: String?) -> Bool {
-        let configuration = PersistentContainer.normalized(configurationName)
-        guard PersistentContainer.normalized(description.configuration) == configuration else { return false }
-        if let name { return name == storeName }
-        guard case .sqlite(let url) = description.kind else { return false }
-        // `<configuration or Default>/<storeName>/<storeName>.<extension>`, under any base folder.
-        let components = url.standardizedFileURL.pathComponents
-        guard components.count >= 3 else { return false }
-        return url.deletingPathExtension().lastPathComponent == storeName
-            && components[components.count - 2] == storeName
-            && components[components.count - 3] == (configuration ?? Schema.defaultConfigurationName)
-    }
 }

@@ -40,12 +40,13 @@ public struct PersistentHistoryTrackingOptions: Sendable, Hashable {
         self.mergesIntoViewContext = mergesIntoViewContext
     }
 
-    /// A tracker for `container` with these options, started.
+    /// A tracker for `container` with these options, starting: it runs as soon as the actor
+    /// takes the start, unless ``PersistentHistoryTracker/stopMonitoring()`` came first.
     func startedTracker(container: PersistentContainer, currentAuthor: TransactionAuthor) -> PersistentHistoryTracker {
         let tracker = PersistentHistoryTracker(
             container: container, currentAuthor: currentAuthor, maxTransactionAge: maxTransactionAge ?? 7 * 24 * 3600,
             remoteChangePollingInterval: remoteChangePollingInterval, mergesIntoViewContext: mergesIntoViewContext)
-        Task { await tracker.startMonitoring() }
+        Task { await tracker.startMonitoringUnlessStopped() }
         return tracker
     }
 }

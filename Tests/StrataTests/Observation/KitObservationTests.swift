@@ -161,7 +161,7 @@ enum ObservedModel {
         #expect(changes.withLock { $0 } == [1])
     }
 
-    @Test func refreshedObjectsAreReported() throws {
+    @Test func refreshedObjectsAreReported() async throws {
         let writer = container.newBackgroundContext()
         let saved = try person("Saved", 30, in: writer)
         try writer.save()
@@ -174,8 +174,12 @@ enum ObservedModel {
             refreshed.withLock { $0.append(notification.refreshedObjects.compactMap { ($0 as? Person)?.firstName }) }
             updated.withLock { $0.append(notification.updatedObjects.compactMap { ($0 as? Person)?.firstName }) }
         }
+        var stream = reader.changes(for: [.objectsDidChange]).makeAsyncIterator()
         reader.refresh(mine, mergeChanges: true)
         reader.processPendingChanges()
+        let streamed = await stream.next()
+        #expect(streamed?.refreshedObjectIDs == [saved.objectID])
+        #expect(streamed?.isEmpty == false)
         #expect(refreshed.withLock { $0 } == [["Saved"]])
         #expect(updated.withLock { $0 } == [[]])  // a refresh is not an edit
 
@@ -205,6 +209,8 @@ enum ObservedModel {
         var shallow = schools.observe(school.typedObjectID, includingRelatedObjects: true).makeAsyncIterator()
         var deep = schools.observe(school.typedObjectID, includingRelatedObjects: true, depth: 2).makeAsyncIterator()
         var own = schools.observe(school.typedObjectID).makeAsyncIterator()
+        var unbounded = schools.observe(school.typedObjectID, includingRelatedObjects: true, depth: .max).makeAsyncIterator()
+        #expect(try await unbounded.next()?.name == "Hogwarts")  // stops where the graph ends
         #expect(try await shallow.next()?.name == "Hogwarts")
         #expect(try await deep.next()?.name == "Hogwarts")
         #expect(try await own.next()?.name == "Hogwarts")

@@ -161,4 +161,44 @@ enum BuilderModel {
         let notFred = (\Person.firstName).notEqual(to: "frederic", options: .caseAndDiacriticInsensitive)
         #expect(try context.fetch(FetchRequest(predicate: notFred)).count == 6)
     }
+
+    @Test(arguments: [false, true]) func objectsNaNAndValuesMixInBuildersAsInCoreData(saved: Bool) throws {
+        let mentor = try #require(try context.fetch(Person.makeFetchRequest().fetchingBy(key: "firstName", value: "zara")).first)
+        let liubo = try #require(try context.fetch(Person.makeFetchRequest().fetchingBy(key: "firstName", value: "liubo")).first)
+        liubo.mentor = mentor
+        // (Saved first: a predicate naming an unsaved object holds its temporary ID.)
+        if saved { try context.save() }
+        // A person and a name in one list: the mentor key takes the person, the name key the name.
+        let request = Person.makeFetchRequest().fetchingFor(keys: ["firstName", "mentor"], values: ["geno", mentor])
+        #expect(try fetch(request, saved: saved).map(\.firstName).sorted() == ["geno", "geno", "liubo"])
+        #expect(try fetch(Person.makeFetchRequest().fetchingFor(key: "mentor", values: ["geno", mentor]), saved: saved).map(\.firstName) == ["liubo"])
+        #expect(try fetch(Person.makeFetchRequest().fetchingBy(key: "mentor", value: mentor), saved: saved).map(\.firstName) == ["liubo"])
+        #expect(try fetch(Person.makeFetchRequest().fetchingBy(key: "firstName", value: mentor), saved: saved).isEmpty)
+        #expect(try fetch(Person.makeFetchRequest().fetchingBy(key: "age", value: Double.nan), saved: saved).isEmpty)
+        #expect(try fetch(Person.makeFetchRequest().fetchingFor(key: "age", values: [Double.nan, 15]), saved: saved).count == 2)
+        // A format string still refuses NaN and mixed lists.
+        #expect(throws: StrataError.self) { try context.fetch(try FetchRequest<Person>(format: "age == %@", Double.nan)) }
+    }
+
+    @Test func builderPredicatesPrintAndCompareLikeOthers() throws {
+        let built = try #require(Person.makeFetchRequest().fetchingBy(key: "firstName", value: "geno").predicate)
+        #expect(built.tree.description == #"firstName == "geno""#)
+        guard case .comparison(let comparison) = built.tree else {
+            Issue.record("expected a comparison")
+            return
+        }
+        #expect(comparison.options.isEmpty)
+        // Same text, another meaning (the format string reports mismatches): not equal.
+        #expect(built != (try FetchPredicate<Person>(format: "firstName == 'geno'")))
+    }
+
+    @Test func numbersFromFoundationKeepEveryDigit() throws {
+        let big: Int64 = 9_007_199_254_740_993
+        let predicate = try FetchPredicate<Person>(format: "age == %@", argumentArray: [NSNumber(value: big)])
+        #expect(predicate.tree.description == "age == \(big)")
+        let decimal = try FetchPredicate<Person>(format: "age == %@", argumentArray: [NSDecimalNumber(string: "12.5")])
+        #expect(decimal.tree.description == #"age == Decimal("12.5")"#)
+        let double = try FetchPredicate<Person>(format: "age == %@", argumentArray: [NSNumber(value: 2.5)])
+        #expect(double.tree.description == "age == 2.5")
+    }
 }

@@ -56,6 +56,11 @@ import Testing
         let container = try PersistentContainer(name: "Notes", schema: schema, storeDescriptions: [])
         try container.addPersistentStore(storeName: "Everything", in: common)
         #expect(throws: StrataError.self) { try container.addPersistentStore(storeName: "Everything", in: common) }
+        // In memory too, where two stores are never the same file.
+        try container.addPersistentStore(ofType: .inMemory, configurationName: "Notes", storeName: "Cache")
+        #expect(throws: StrataError.self) { try container.addPersistentStore(.inMemory(configuration: "Notes"), name: "Cache") }
+        #expect(container.stores.count == 2)
+        try container.removePersistentStore(named: "Cache", configurationName: "Notes")
         #expect(container.stores.count == 1)
         // The same name in another configuration is another store.
         try container.addPersistentStore(configurationName: "Tags", storeName: "Everything", in: common)

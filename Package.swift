@@ -113,6 +113,12 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
+            name: "PortingGuideTests",
+            dependencies: ["Strata", "StrataTesting"],
+            resources: [.copy("Resources")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
             name: "StrataCLITests",
             dependencies: ["StrataCLI", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift6

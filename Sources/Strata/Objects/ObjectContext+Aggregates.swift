@@ -105,6 +105,31 @@ extension ObjectContext {
         return Value.sum(from: value)
     }
 
+    /// The sum of an attribute as the number type you name, as the repository kit's `as:`
+    /// does (0 when no object matches).
+    ///
+    /// ```swift
+    /// let score: Int64 = try context.sum(\Player.score, as: Int64.self)
+    /// let stars = try context.sum(\Review.stars, as: Double.self, where: \.movie == heat)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/Code/valueOutOfRange`` when the sum does not fit `Result` (an
+    ///   integer type too small, or a fraction for an integer type); ``StrataError`` for an
+    ///   unknown key or a store error.
+    public func sum<Model: PersistentModel, Value: AggregatableAttribute, Result: AggregateResult>(
+        _ keyPath: KeyPath<Model, Value>, as _: Result.Type, where predicate: FetchPredicate<Model>? = nil
+    ) throws -> Result {
+        let key = KeyPathNames.name(of: keyPath, root: Model.self)
+        let value = try aggregateValue(.sum, key: key, where: predicate)
+        if value.isNull, let zero = Result.aggregateResult(from: .integer(0)) { return zero }
+        guard let result = Result.aggregateResult(from: value) else {
+            throw StrataError(
+                .valueOutOfRange, "The sum of \(Model.entity.name).\(key), \(value), does not fit \(Result.self).",
+                entityName: Model.entity.name, propertyName: key)
+        }
+        return result
+    }
+
     /// The average of an attribute over the saved objects that match, or `nil` when none do.
     ///
     /// Decimals average exactly to `Decimal`; other numbers to `Double`.
@@ -188,7 +213,12 @@ extension AggregatableAttribute where Self: BinaryFloatingPoint {
 extension Int: AggregatableAttribute {}
 extension Int16: AggregatableAttribute {}
 extension Int32: AggregatableAttribute {}
-extension Int64: AggregatableAttribute {}
+extension Int64: AggregatableAttribute {
+    /// The sum as an `Int64`, the attribute's own type.
+    public static func sum(from value: AttributeValue) -> Int64 { integer(value).map(Int64.init) ?? 0 }
+    /// The average as a `Double`.
+    public static func average(from value: AttributeValue) -> Double? { double(value) }
+}
 extension Double: AggregatableAttribute {}
 extension Float: AggregatableAttribute {}
 
@@ -207,13 +237,13 @@ extension Optional: AggregatableAttribute where Wrapped: AggregatableAttribute {
 }
 
 extension OrderedAttribute where Self: BinaryInteger {
-    /// The value as an `Int`.
-    public static func bound(from value: AttributeValue) -> Int? { integer(value) }
+    /// The value in the attribute's own type (an `Int16` attribute's maximum is an `Int16`).
+    public static func bound(from value: AttributeValue) -> Self? { integer(value).flatMap { Self(exactly: $0) } }
 }
 
 extension OrderedAttribute where Self: BinaryFloatingPoint {
-    /// The value as a `Double`.
-    public static func bound(from value: AttributeValue) -> Double? { double(value) }
+    /// The value in the attribute's own type.
+    public static func bound(from value: AttributeValue) -> Self? { double(value).map { Self($0) } }
 }
 
 extension Int: OrderedAttribute {}
@@ -320,4 +350,46 @@ enum HavingEvaluator {
         default: .double
         }
     }
+}
+
+/// A number type an aggregate can be read as: every integer type, `Double`, `Float` and
+/// `Decimal`. Used by ``ObjectContext/sum(_:as:where:)``.
+public protocol AggregateResult {
+    /// The store's aggregate as this type, or `nil` when it does not fit.
+    static func aggregateResult(from value: AttributeValue) -> Self?
+}
+
+extension AggregateResult where Self: FixedWidthInteger {
+    /// The aggregate when it is a whole number in the type's range.
+    public static func aggregateResult(from value: AttributeValue) -> Self? {
+        switch value {
+        case .integer(let number): Self(exactly: number)
+        case .double(let number): Self(exactly: number)
+        case .decimal(let number): Int64(exactly: NSDecimalNumber(decimal: number).doubleValue).flatMap { Self(exactly: $0) }
+        default: nil
+        }
+    }
+}
+
+extension AggregateResult where Self: BinaryFloatingPoint {
+    /// The aggregate, rounded to the type's precision.
+    public static func aggregateResult(from value: AttributeValue) -> Self? { double(value).map { Self($0) } }
+}
+
+extension Int: AggregateResult {}
+extension Int8: AggregateResult {}
+extension Int16: AggregateResult {}
+extension Int32: AggregateResult {}
+extension Int64: AggregateResult {}
+extension UInt: AggregateResult {}
+extension UInt8: AggregateResult {}
+extension UInt16: AggregateResult {}
+extension UInt32: AggregateResult {}
+extension UInt64: AggregateResult {}
+extension Double: AggregateResult {}
+extension Float: AggregateResult {}
+
+extension Decimal: AggregateResult {
+    /// The aggregate, exact for integers and decimals.
+    public static func aggregateResult(from value: AttributeValue) -> Decimal? { ValueComparison.decimal(value) }
 }

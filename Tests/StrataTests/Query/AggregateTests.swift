@@ -79,6 +79,22 @@ import Testing
         #expect(try context.max(\Movie.rating, where: \.year > 3000) == nil)
     }
 
+    @Test func aggregatesComeInTheAttributesTypeOrTheTypeNamed() throws {
+        let context = container.newBackgroundContext()
+        let latest: Int16? = try context.max(\Movie.year)  // the attribute's own type
+        #expect(latest == 2020)
+        let rating: Double? = try context.min(\Movie.rating, where: \.rating > 0)
+        #expect(rating == 7)
+        #expect(try context.sum(\Movie.year, as: Int64.self) == 1995 + 1998 + 1981 + 2004 + 2020)
+        #expect(try context.sum(\Movie.rating, as: Float.self) == 30.5)
+        #expect(try context.sum(\Movie.year, as: Decimal.self, where: \.year < 1990) == 1981)
+        #expect(try context.sum(\Movie.year, as: Int8.self, where: \.year > 3000) == 0)
+        let tooSmall = #expect(throws: StrataError.self) { try context.sum(\Movie.year, as: Int8.self) }
+        #expect(tooSmall?.code == .valueOutOfRange)
+        let fraction = #expect(throws: StrataError.self) { try context.sum(\Movie.rating, as: Int.self) }
+        #expect(fraction?.code == .valueOutOfRange)
+    }
+
     @Test func groupedDictionariesWithHaving() throws {
         let context = container.newBackgroundContext()
         var request = FetchRequest<Movie>()

@@ -347,6 +347,13 @@ struct EntityAnalysis {
         guard let arguments = relationship?.arguments?.as(LabeledExprListSyntax.self),
             let inverse = arguments.first(where: { $0.label?.text == "inverse" })
         else { return nil }
+        // `inverse: "books"` names the inverse without a key path, so that both sides can name
+        // each other (two key paths naming each other are a cycle Swift rejects).
+        if let literal = inverse.expression.as(StringLiteralExprSyntax.self), literal.segments.count == 1,
+            let segment = literal.segments.first?.as(StringSegmentSyntax.self)
+        {
+            return segment.content.text
+        }
         return keyPathName(inverse.expression)
     }
 

@@ -130,6 +130,38 @@ public macro Relationship(
     originalName: String? = nil
 ) = #externalMacro(module: "StrataMacros", type: "MarkerMacro")
 
+/// Declares a relationship whose inverse is named by its property name, so that both sides can
+/// name each other, as Core Data models do.
+///
+/// ```swift
+/// @Entity final class Author: ManagedObject {
+///     @Relationship(inverse: "author") var books: Set<Book> = []
+/// }
+/// @Entity final class Book: ManagedObject {
+///     @Relationship(inverse: "books") var author: Author?   // or inverse: \Author.books
+/// }
+/// ```
+///
+/// Swift cannot check two key paths that name each other in macro arguments (each needs the
+/// other's property expanded first; SwiftData's `@Relationship` has the same limit), so at most
+/// one side may use a key path. The schema checks that both sides agree: naming different
+/// inverses is ``StrataError/Code/invalidSchema``.
+///
+/// - Parameters:
+///   - deleteRule: What deleting the object does to the related objects.
+///   - inverse: The name of the inverse relationship on the destination class.
+///   - minimumCount: The fewest related objects a to-many relationship may hold.
+///   - maximumCount: The most related objects a to-many relationship may hold (0: no maximum).
+///   - originalName: The relationship's name in the previous schema version.
+@attached(peer)
+public macro Relationship(
+    deleteRule: DeleteRule = .nullify,
+    inverse: String,
+    minimumCount: Int = 0,
+    maximumCount: Int = 0,
+    originalName: String? = nil
+) = #externalMacro(module: "StrataMacros", type: "MarkerMacro")
+
 /// Marks a property of an `@Entity` class as not stored: it is an ordinary Swift property.
 @attached(peer)
 public macro Transient() = #externalMacro(module: "StrataMacros", type: "MarkerMacro")
@@ -202,5 +234,19 @@ extension RelationshipDescription {
         relationship.maximumCount = maximumCount
         relationship.renamingIdentifier = originalName
         return relationship
+    }
+
+    /// The relationship with the options of `@Relationship(inverse: "name", …)`; the macro has
+    /// already recorded the inverse's name.
+    public func _applying(
+        deleteRule: DeleteRule = .nullify,
+        inverse: String,
+        minimumCount: Int = 0,
+        maximumCount: Int = 0,
+        originalName: String? = nil
+    ) -> RelationshipDescription {
+        _applying(
+            deleteRule: deleteRule, inverse: nil as AnyKeyPath?, minimumCount: minimumCount, maximumCount: maximumCount,
+            originalName: originalName)
     }
 }

@@ -14,3 +14,16 @@ enum PortingGuide {
         return try body(url)
     }
 }
+
+/// A counter samples' `@Sendable` handlers can add to.
+///
+/// `@unchecked Sendable`: its one value is read and written only under its lock.
+final class Counts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int]
+
+    init(_ count: Int) { values = Array(repeating: 0, count: count) }
+
+    func add(_ amount: Int, at index: Int) { lock.withLock { values[index] += amount } }
+    var all: [Int] { lock.withLock { values } }
+}

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Made by ``PersistentContainer/observe(_:)`` and
 /// ``PersistentContainer/observe(_:trackingChangesOf:)`` (value snapshots of the objects a
-/// request matches), ``PersistentContainer/observe(_:includingRelatedObjects:)`` (one object),
+/// request matches), ``PersistentContainer/observe(_:includingRelatedObjects:depth:)`` (one object),
 /// and ``PersistentContainer/observeCount(of:)``, ``PersistentContainer/observeSum(of:where:)``
 /// and the other aggregate observations. Each iteration runs its own fetches on a background
 /// context and yields `Sendable` values, so it can be consumed anywhere.

@@ -259,7 +259,7 @@ extension FetchRequest {
 
 // MARK: - Predicate collections
 
-/// How ``Swift/Sequence/joined(with:)`` combines predicates (Core Data's
+/// How `joined(with:)` on a collection of predicates combines them (Core Data's
 /// `NSCompoundPredicate.LogicalType`).
 public enum PredicateJoin: Sendable, Hashable {
     /// Every predicate holds; an empty collection matches everything.

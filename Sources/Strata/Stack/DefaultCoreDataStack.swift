@@ -61,17 +61,18 @@ open class DefaultCoreDataStack: CoreDataStack {
         self.init(container: container)
     }
 
-    /// Opens the store named `storeName` (by default the model's name), placed by convention,
-    /// for `schema`, and creates a stack on it.
+    /// Opens the store named `storeName` (by default the model's name), placed by convention
+    /// in `directory`, for `schema`, and creates a stack on it.
     ///
     /// - Throws: ``StrataError`` when the store cannot be opened.
     public convenience init(
         schema: Schema, name: String, storeType: StoreType = .sqlite, configurationName: String? = nil,
-        storeName: String? = nil, options: StoreOptions? = nil
+        storeName: String? = nil, options: StoreOptions? = nil, in directory: URL? = nil
     ) throws {
         let container = try PersistentContainer(name: name, schema: schema, storeDescriptions: [])
         try container.addPersistentStore(
-            ofType: storeType, configurationName: configurationName, storeName: storeName ?? name, options: options)
+            ofType: storeType, configurationName: configurationName, storeName: storeName ?? name, in: directory,
+            options: options)
         self.init(container: container)
     }
 
@@ -86,15 +87,17 @@ open class DefaultCoreDataStack: CoreDataStack {
     ///   - configurationName: The configuration whose entities the store holds; `nil` for all.
     ///   - storeName: The store's name; the model's by default.
     ///   - options: History, read-only and polling options; `nil` for the defaults.
+    ///   - directory: The common directory of stores placed by convention; by default
+    ///     `<PersistentStore.defaultDirectory>/CoreDataStores`.
     /// - Throws: ``StrataError`` with ``StrataError/Code/modelFileNotFound`` when there is no
     ///   model of that name, and the store's errors.
     public convenience init(
         modelName: String, modelBundle: Bundle = .main, storeType: StoreType = .sqlite, configurationName: String? = nil,
-        storeName: String? = nil, options: StoreOptions? = nil
+        storeName: String? = nil, options: StoreOptions? = nil, in directory: URL? = nil
     ) throws {
         try self.init(
             schema: Schema.named(modelName, in: modelBundle), name: modelName, storeType: storeType,
-            configurationName: configurationName, storeName: storeName, options: options)
+            configurationName: configurationName, storeName: storeName, options: options, in: directory)
     }
 
     /// A stack with a new context of the same container.

@@ -31,7 +31,7 @@ public final class PreviewStack: DataStack {
     /// - Parameters:
     ///   - schema: The model.
     ///   - name: The container's name.
-    ///   - contentsOf: A Strata store file to start from; it is read, never written.
+    ///   - storeURL: A Strata store file to start from (`contentsOf:`); it is read, never written.
     /// - Throws: ``StrataError`` when the store cannot be made or the file cannot be read.
     public init(_ schema: Schema, name: String = "Preview", contentsOf storeURL: URL? = nil) throws {
         let description: StoreDescription = storeURL.map { .inMemory(copyOf: $0) } ?? .inMemory

@@ -293,7 +293,7 @@ extension SQLiteStore {
         do {
             // Inside a save's preparation this thread holds the write transaction: the writer
             // connection reads the state the save will write over.
-            return try isPreparingSave ? writer.unsafeReentrantRead(body) : writer.read(body)
+            return try isPreparingSave ? writer.unsafeReentrantRead(body) : gatedRead(body)
         } catch let error as StrataError {
             throw error
         } catch {

@@ -128,7 +128,7 @@ extension SQLiteStore {
             arguments.append(limit)
         }
         do {
-            return try writer.read { db in
+            return try gatedRead { db in
                 var transactions = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
                     HistoryTransaction(
                         token: HistoryToken(storeIdentifier: identifier, transactionNumber: row[0]),
@@ -221,7 +221,7 @@ extension SQLiteStore {
         try checkHistoryTracking()
         let sql = "SELECT MAX(\"number\") FROM \(quoted(Self.historyTransactionTable))"
         do {
-            return try writer.read { db in try Int64.fetchOne(db, sql: sql) }
+            return try gatedRead { db in try Int64.fetchOne(db, sql: sql) }
                 .map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) }
         } catch {
             throw storeError(error, sql: sql)
@@ -273,7 +273,7 @@ extension SQLiteStore {
         try checkHistoryTracking()
         let sql = "SELECT \"author\", \"transaction_number\" FROM \(quoted(Self.historyReaderTable))"
         do {
-            return try writer.read { db in
+            return try gatedRead { db in
                 var tokens: [String: HistoryToken] = [:]
                 for row in try Row.fetchAll(db, sql: sql) {
                     tokens[row[0]] = HistoryToken(storeIdentifier: identifier, transactionNumber: row[1])

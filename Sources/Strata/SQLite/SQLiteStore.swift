@@ -20,6 +20,8 @@ public final class SQLiteStore: PersistentStore {
     public let url: URL?
     let layout: StoreLayout
     let writer: any DatabaseWriter
+    /// Reads in flight, waited for by ``close()``.
+    let readGate = ReadGate()
     let commitObservers = CommitObservers()
     /// Whether the store was opened for reading only: saves are refused.
     public let isReadOnly: Bool
@@ -237,6 +239,9 @@ public final class SQLiteStore: PersistentStore {
             running?.cancel()
             running = nil
         }
+        // GRDB closes its readers once they are idle, but a read that looked up the reader pool
+        // just before could still pick a closed reader: let reads in flight end, refuse new ones.
+        readGate.close()
         do {
             try writer.close()
         } catch {
@@ -244,5 +249,50 @@ public final class SQLiteStore: PersistentStore {
         }
         if let url, removesSideFilesOnClose { Self.removeSideFilesIfUnused(of: url) }
         fileLock?.release()
+    }
+}
+
+extension SQLiteStore {
+    /// Reads through the pool unless the store is closing or closed.
+    func gatedRead<T>(_ body: (Database) throws -> T) throws -> T {
+        guard readGate.enter() else {
+            throw StrataError(.storeClosed, "The store was closed; open a new container to keep working.", fileURL: url)
+        }
+        defer { readGate.leave() }
+        return try writer.read(body)
+    }
+}
+
+/// Counts reads in flight so that closing waits for them and refuses new ones.
+///
+/// `@unchecked Sendable`: its two values are read and written only under `condition`'s lock.
+final class ReadGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var active = 0
+    private var isClosed = false
+
+    /// Starts a read; `false` once the store is closing.
+    func enter() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isClosed else { return false }
+        active += 1
+        return true
+    }
+
+    /// Ends a read.
+    func leave() {
+        condition.lock()
+        active -= 1
+        if active == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Refuses new reads and waits for those in flight.
+    func close() {
+        condition.lock()
+        isClosed = true
+        while active > 0 { condition.wait() }
+        condition.unlock()
     }
 }

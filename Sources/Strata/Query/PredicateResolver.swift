@@ -532,8 +532,8 @@ struct PredicateResolver {
                         ? .constant(false) : .compare(leftOperand, comparisonOperator, .constant(.null), [], kind)
                 }
                 if isOrdering && !kind.isOrdered { throw mismatch(left, comparisonOperator, right) }
-                guard let converted = try lenient({ try convert(value, to: kind, left: left, comparisonOperator) })
-                else { return .constant(comparisonOperator == .notEqualTo) }
+                // A builder's mismatch is answered by `compare`, which catches it.
+                let converted = try convert(value, to: kind, left: left, comparisonOperator)
                 let textOptions = kind.isTextual ? options : []
                 return .compare(
                     leftOperand, comparisonOperator, .constant(folded(converted.value, textOptions)), textOptions,

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .library(name: "StrataCombine", targets: ["StrataCombine"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -32,6 +33,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // Combine's API where Apple's Combine does not exist (Linux), for StrataCombine.
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        // The PostgreSQL store (StrataPostgres only, so SQLite-only users never build it): the
+        // wire protocol, TLS, LISTEN/NOTIFY, on SwiftNIO.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // postgres-nio's event loops and TLS, which the PostgreSQL store configures directly.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Logging and metrics through the server ecosystem's APIs, which servers already route.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .macro(
@@ -52,6 +61,19 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API itself, for the hot paths that bind and read values directly.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // The PostgreSQL store: several app servers on one database, commits announced to all.
+        .target(
+            name: "StrataPostgres",
+            dependencies: [
+                "Strata",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -91,6 +113,14 @@ let package = Package(
             name: "StrataTests",
             dependencies: ["Strata", "StrataTesting", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: [
+                "StrataPostgres", "Strata", "StrataTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(

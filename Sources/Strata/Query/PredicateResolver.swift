@@ -1,7 +1,7 @@
 import Foundation
 
 /// Checks a ``QueryPredicate`` against an entity and produces its ``ResolvedPredicate``.
-struct PredicateResolver {
+package struct PredicateResolver {
     let schema: Schema
     let rootEntity: Entity
 
@@ -11,7 +11,7 @@ struct PredicateResolver {
     /// left side match nothing (``QueryComparison/typeMismatchMatchesNothing``).
     private var typeMismatchMatchesNothing = false
 
-    init(schema: Schema, entity: Entity) {
+    package init(schema: Schema, entity: Entity) {
         self.schema = schema
         self.rootEntity = entity
         self.scopes = [(entity, nil)]
@@ -627,17 +627,17 @@ struct PredicateResolver {
 }
 
 /// A sort descriptor checked against an entity.
-struct ResolvedSort: Sendable {
-    var steps: [RelationshipStep]
-    var number: Int
-    var type: AttributeType
-    var ascending: Bool
-    var comparison: SortComparison
+package struct ResolvedSort: Sendable {
+    package var steps: [RelationshipStep]
+    package var number: Int
+    package var type: AttributeType
+    package var ascending: Bool
+    package var comparison: SortComparison
 }
 
 extension PredicateResolver {
     /// Resolves a sort key: an attribute, directly or through to-one relationships.
-    mutating func resolveSort(_ descriptor: QuerySortDescriptor, allowsUnordered: Bool = false) throws -> ResolvedSort {
+    package mutating func resolveSort(_ descriptor: QuerySortDescriptor, allowsUnordered: Bool = false) throws -> ResolvedSort {
         let components = descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard case .attribute(let steps, let number, let type) = try keyPathTerm(components) else {
             throw StrataError(

@@ -6,7 +6,7 @@ import Foundation
 /// Both executors — the SQL compiler and the in-memory evaluator — work from this form, so a
 /// predicate means the same thing to both, and every error (unknown key, type mismatch,
 /// misplaced operator) is found before either runs.
-indirect enum ResolvedPredicate: Sendable {
+package indirect enum ResolvedPredicate: Sendable {
     case constant(Bool)
     case and([ResolvedPredicate])
     case or([ResolvedPredicate])
@@ -29,27 +29,27 @@ indirect enum ResolvedPredicate: Sendable {
 
 /// Where a key path starts: the fetched object (scope 0) or a member bound by an enclosing
 /// quantifier or subquery (scope 1, 2, ...).
-struct ResolvedCollection: Sendable {
-    var scope: Int
+package struct ResolvedCollection: Sendable {
+    package var scope: Int
     /// To-one relationships followed from the scope's object before the to-many one.
-    var steps: [RelationshipStep]
+    package var steps: [RelationshipStep]
     /// The to-many relationship.
-    var relationship: RelationshipStep
+    package var relationship: RelationshipStep
     /// The destination entity's name (the entity of the bound member).
-    var memberEntity: String
+    package var memberEntity: String
 }
 
 /// One relationship followed in a key path.
-struct RelationshipStep: Sendable, Hashable {
+package struct RelationshipStep: Sendable, Hashable {
     /// The entity the relationship belongs to.
-    var entityName: String
-    var number: Int
-    var name: String
-    var destinationEntityName: String
+    package var entityName: String
+    package var number: Int
+    package var name: String
+    package var destinationEntityName: String
 }
 
 /// What a comparison compares.
-indirect enum ResolvedOperand: Sendable {
+package indirect enum ResolvedOperand: Sendable {
     case constant(AttributeValue)
     /// An attribute reached from a scope through to-one relationships.
     case attribute(scope: Int, steps: [RelationshipStep], number: Int, type: AttributeType)
@@ -63,17 +63,17 @@ indirect enum ResolvedOperand: Sendable {
         attribute: (steps: [RelationshipStep], number: Int, type: AttributeType)?,
         filter: ResolvedPredicate?)
 
-    var isConstant: Bool {
+    package var isConstant: Bool {
         if case .constant = self { return true }
         return false
     }
 }
 
 /// The kinds of value comparisons know how to order.
-enum ValueKind: Sendable, Hashable {
+package enum ValueKind: Sendable, Hashable {
     case integer, double, decimal, string, boolean, date, data, uuid, url, codable
 
-    init(_ type: AttributeType) {
+    package init(_ type: AttributeType) {
         switch type {
         case .integer16, .integer32, .integer64: self = .integer
         case .double, .float: self = .double
@@ -88,7 +88,7 @@ enum ValueKind: Sendable, Hashable {
         }
     }
 
-    var isNumeric: Bool { self == .integer || self == .double || self == .decimal }
-    var isTextual: Bool { self == .string || self == .url }
-    var isOrdered: Bool { self != .codable }
+    package var isNumeric: Bool { self == .integer || self == .double || self == .decimal }
+    package var isTextual: Bool { self == .string || self == .url }
+    package var isOrdered: Bool { self != .codable }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// String and decimal orderings shared by sort descriptors in memory and SQLite collations.
-enum SortOrdering {
-    static func compare(_ a: String, _ b: String, _ comparison: SortComparison) -> ComparisonResult {
+package enum SortOrdering {
+    package static func compare(_ a: String, _ b: String, _ comparison: SortComparison) -> ComparisonResult {
         switch comparison {
         case .standard:
             return result(ValueComparison.compareBytes(a.utf8, b.utf8))
@@ -17,11 +17,11 @@ enum SortOrdering {
         }
     }
 
-    static func result(_ order: Int) -> ComparisonResult {
+    package static func result(_ order: Int) -> ComparisonResult {
         order < 0 ? .orderedAscending : (order > 0 ? .orderedDescending : .orderedSame)
     }
 
-    static func compareDecimalText(_ a: String, _ b: String) -> ComparisonResult {
+    package static func compareDecimalText(_ a: String, _ b: String) -> ComparisonResult {
         let posix = Locale(identifier: "en_US_POSIX")
         guard let x = Decimal(string: a, locale: posix), let y = Decimal(string: b, locale: posix) else {
             return result(ValueComparison.compareBytes(a.utf8, b.utf8))

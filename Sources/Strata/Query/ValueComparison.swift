@@ -8,10 +8,10 @@ import Foundation
 /// - Numbers compare by value, integers and doubles exactly; decimals exactly.
 /// - Dates by time, Booleans `false < true`, UUIDs and data by their bytes, URLs by their
 ///   absolute string.
-enum ValueComparison {
+package enum ValueComparison {
     /// The order of two non-nil values compared as `kind`: -1, 0 or 1; `nil` when either is nil
     /// or they cannot be compared.
-    static func compare(_ left: AttributeValue, _ right: AttributeValue, as kind: ValueKind) -> Int? {
+    package static func compare(_ left: AttributeValue, _ right: AttributeValue, as kind: ValueKind) -> Int? {
         if left.isNull || right.isNull { return nil }
         switch kind {
         case .integer, .double, .boolean, .date:
@@ -28,7 +28,7 @@ enum ValueComparison {
         }
     }
 
-    static func text(_ value: AttributeValue) -> String? {
+    package static func text(_ value: AttributeValue) -> String? {
         switch value {
         case .string(let text): text
         case .url(let url): url.absoluteString
@@ -36,7 +36,7 @@ enum ValueComparison {
         }
     }
 
-    static func decimal(_ value: AttributeValue) -> Decimal? {
+    package static func decimal(_ value: AttributeValue) -> Decimal? {
         switch value {
         case .decimal(let number): number
         case .integer(let number): Decimal(number)
@@ -53,7 +53,7 @@ enum ValueComparison {
         }
     }
 
-    static func compareBytes<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Int {
+    package static func compareBytes<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Int {
         var left = a.makeIterator()
         var right = b.makeIterator()
         while true {
@@ -108,8 +108,8 @@ enum ValueComparison {
 }
 
 /// Case and diacritic folding for `[c]`, `[d]` and `[cd]`.
-enum StringFolding {
-    static func fold(_ text: String, _ options: ComparisonOptions) -> String {
+package enum StringFolding {
+    package static func fold(_ text: String, _ options: ComparisonOptions) -> String {
         guard !options.isEmpty else { return text }
         var foldingOptions: String.CompareOptions = []
         if options.contains(.caseInsensitive) { foldingOptions.insert(.caseInsensitive) }
@@ -120,23 +120,23 @@ enum StringFolding {
 
 /// String operators with one meaning in memory and in SQL: byte-wise on UTF-8, as SQLite's
 /// `instr` and `=` work.
-enum StringMatching {
-    static func contains(_ text: String, _ part: String) -> Bool {
+package enum StringMatching {
+    package static func contains(_ text: String, _ part: String) -> Bool {
         if part.isEmpty { return true }
         return Array(text.utf8).firstRange(of: Array(part.utf8)) != nil
     }
 
-    static func beginsWith(_ text: String, _ prefix: String) -> Bool {
+    package static func beginsWith(_ text: String, _ prefix: String) -> Bool {
         text.utf8.starts(with: prefix.utf8)
     }
 
-    static func endsWith(_ text: String, _ suffix: String) -> Bool {
+    package static func endsWith(_ text: String, _ suffix: String) -> Bool {
         text.utf8.reversed().starts(with: suffix.utf8.reversed())
     }
 
     /// `LIKE`: `*` matches any run of characters, `?` one character (a Unicode scalar), `\`
     /// escapes the next one; the whole string must match.
-    static func like(_ text: String, _ pattern: String) -> Bool {
+    package static func like(_ text: String, _ pattern: String) -> Bool {
         let value = Array(text.unicodeScalars)
         var tokens: [LikeToken] = []
         var iterator = pattern.unicodeScalars.makeIterator()
@@ -186,7 +186,7 @@ enum StringMatching {
     }
 
     /// `MATCHES`: the whole string matches the ICU regular expression.
-    static func matches(_ text: String, _ pattern: String, options: ComparisonOptions) throws -> Bool {
+    package static func matches(_ text: String, _ pattern: String, options: ComparisonOptions) throws -> Bool {
         let expression = try RegularExpressionCache.shared.expression(for: pattern, options: options)
         let value = options.contains(.diacriticInsensitive) ? StringFolding.fold(text, .diacriticInsensitive) : text
         let range = NSRange(value.startIndex..<value.endIndex, in: value)
@@ -234,7 +234,7 @@ enum JSONElements {
 
     /// Whether a JSON element equals a constant: strings as strings (folded by the options),
     /// numbers and Booleans (as 0 and 1) by value, as `json_each`'s `value = ?` compares them.
-    static func matches(_ element: Any, _ wanted: AttributeValue, _ options: ComparisonOptions) -> Bool {
+    package static func matches(_ element: Any, _ wanted: AttributeValue, _ options: ComparisonOptions) -> Bool {
         switch wanted {
         case .string(let text):
             guard let string = element as? String else { return false }

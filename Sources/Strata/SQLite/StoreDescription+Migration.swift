@@ -22,6 +22,7 @@ extension StoreDescription {
     /// - Throws: The errors of ``SQLiteStore/recordedSchema(at:)`` for a file that is not a
     ///   readable Strata store.
     public func recordedSchema() throws -> Schema? {
+        if case .custom(let provider) = kind { return try provider.recordedSchema() }
         guard case .sqlite(let url) = kind, try SQLiteStore.fileState(at: url) == .existing else { return nil }
         return try SQLiteStore.recordedSchema(at: url)
     }

@@ -4,8 +4,8 @@ extension StoreDescription {
     /// Opens (or creates) the store the description names, holding the entities of `schema`.
     ///
     /// Containers call this for each of their descriptions; it is the one place that turns a
-    /// description's ``Kind`` into a store, so a new kind of store adds a case here and
-    /// touches nothing in the object layer.
+    /// description's ``Kind`` into a store, so a store from another module comes in through
+    /// ``Kind/custom(_:)`` and touches nothing in the object layer.
     ///
     /// ```swift
     /// let store = try StoreDescription.sqlite(url).makeStore(schema: schema)
@@ -27,6 +27,8 @@ extension StoreDescription {
             } else {
                 try SQLiteStore(inMemoryWith: schema, persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
             }
+        case .custom(let provider):
+            try provider.makeStore(schema: schema, description: self)
         }
     }
 }

@@ -5,22 +5,22 @@
 /// Every table and column name comes from the schema, whose names are validated identifiers
 /// (letters, digits, underscores, starting with a letter); Strata's own names start with an
 /// underscore, so they can never collide with a property.
-struct StoreLayout: Sendable {
+package struct StoreLayout: Sendable {
     /// Column names Strata adds to every entity table.
-    static let primaryKeyColumn = "_pk"
-    static let entityColumn = "_entity"
-    static let versionColumn = "_version"
+    package static let primaryKeyColumn = "_pk"
+    package static let entityColumn = "_entity"
+    package static let versionColumn = "_version"
     /// The optimistic-lock version of a new row. SQLite stores the integers 0 and 1 in no bytes
     /// at all and 2 to 127 in one, so a row written at version 1 grows by a byte on its first
     /// update (which costs a fifth of a batch update's time); from 2 it keeps its size.
-    static let initialVersion: Int64 = 2
+    package static let initialVersion: Int64 = 2
     /// Columns of a join table: the owning side's key, the other side's key, and each side's
     /// position in an ordered relationship.
-    static let joinSourceColumn = "_source"
-    static let joinTargetColumn = "_target"
-    static let joinPositionColumn = "_position"
-    static let joinInversePositionColumn = "_inverse_position"
-    static let metadataTable = "_strata_metadata"
+    package static let joinSourceColumn = "_source"
+    package static let joinTargetColumn = "_target"
+    package static let joinPositionColumn = "_position"
+    package static let joinInversePositionColumn = "_inverse_position"
+    package static let metadataTable = "_strata_metadata"
     /// The storage format new stores are written in, recorded in their metadata.
     ///
     /// Format 2 names indexes with dots (`Tag.unique.0`, `Tag.byName`), which no entity,
@@ -28,12 +28,12 @@ struct StoreLayout: Sendable {
     /// joined them with underscores, where an index named `unique_0` took the name of a
     /// uniqueness constraint's index. Format 2 also keeps an inherited many-to-many
     /// relationship in its declaring entity's join table. Opening a format 1 store upgrades it.
-    static let format = "2"
+    package static let format = "2"
     /// The formats this version reads (and upgrades to ``format``).
-    static let readableFormats: Set<String> = ["1", "2"]
+    package static let readableFormats: Set<String> = ["1", "2"]
 
     /// How one to-many relationship is stored.
-    enum ToManyStorage: Sendable, Hashable {
+    package enum ToManyStorage: Sendable, Hashable {
         /// The destination rows point back through the inverse to-one column; an ordered
         /// relationship also keeps each row's position in `orderColumn`.
         case inverseColumn(table: String, column: String, orderColumn: String?)
@@ -43,62 +43,62 @@ struct StoreLayout: Sendable {
     }
 
     /// The storage of one entity.
-    struct EntityLayout: Sendable {
-        var table: String
+    package struct EntityLayout: Sendable {
+        package var table: String
         /// This entity and every subentity, for `WHERE _entity IN (...)`.
-        var kindNames: [String]
+        package var kindNames: [String]
         /// Column per attribute number; `nil` for transient attributes.
-        var attributeColumns: [String?]
+        package var attributeColumns: [String?]
         /// Foreign-key column per relationship number; `nil` for to-many relationships.
-        var toOneColumns: [String?]
+        package var toOneColumns: [String?]
         /// The column holding the target's entity, for to-one relationships whose destination
         /// has subentities.
-        var toOneEntityColumns: [String?]
+        package var toOneEntityColumns: [String?]
         /// Storage per relationship number; `nil` for to-one relationships.
-        var toMany: [ToManyStorage?]
+        package var toMany: [ToManyStorage?]
     }
 
     /// A table and its columns (name, declared type).
-    struct Table: Sendable {
-        var name: String
-        var columns: [(name: String, type: String)]
-        var isJoinTable: Bool
+    package struct Table: Sendable {
+        package var name: String
+        package var columns: [(name: String, type: String)]
+        package var isJoinTable: Bool
 
         /// The statement that creates the table.
-        var sql: String {
+        package var sql: String {
             "CREATE TABLE \(quoted(name)) (" + columns.map { "\(quoted($0.name)) \($0.type)" }.joined(separator: ", ") + ")"
         }
     }
 
-    var entities: [String: EntityLayout] = [:]
-    var tables: [Table] = []
+    package var entities: [String: EntityLayout] = [:]
+    package var tables: [Table] = []
     /// For each entity table, the join-table columns that hold its keys, so that deleting a row
     /// also deletes the join rows that mention it.
-    var joinColumnsByTable: [String: [(table: String, column: String)]] = [:]
-    var indexes: [Index] = []
+    package var joinColumnsByTable: [String: [(table: String, column: String)]] = [:]
+    package var indexes: [Index] = []
     /// Join tables that format 1 stores have and format 2 does not, with where their rows go.
-    var formerJoinTables: [FormerJoinTable] = []
+    package var formerJoinTables: [FormerJoinTable] = []
 
     /// A join table of a format 1 store that held an inherited many-to-many relationship apart
     /// from the entity that declares it: format 1 named join tables after the entity at hand,
     /// so a subentity's links were invisible from its superentity and from the other side.
-    struct FormerJoinTable: Sendable, Equatable {
+    package struct FormerJoinTable: Sendable, Equatable {
         /// Its name in format 1 stores.
-        var name: String
+        package var name: String
         /// The join table its rows belong in.
-        var table: String
+        package var table: String
         /// Pairs of (column in `name`, column in `table`) for the keys and positions.
-        var columns: [Pair]
+        package var columns: [Pair]
 
-        struct Pair: Sendable, Equatable {
-            var from: String
-            var to: String
+        package struct Pair: Sendable, Equatable {
+            package var from: String
+            package var to: String
         }
     }
 
     /// The entity among `entity` and its ancestors that declares the relationship `name`:
     /// subentities store an inherited relationship where its declaring entity does.
-    static func declaringEntity(ofRelationship name: String, in entity: Entity) -> Entity {
+    package static func declaringEntity(ofRelationship name: String, in entity: Entity) -> Entity {
         var declaring = entity
         while let parent = declaring.superentity, parent.relationship(named: name) != nil { declaring = parent }
         return declaring
@@ -106,7 +106,7 @@ struct StoreLayout: Sendable {
 
     /// The join table of a many-to-many relationship `here` (`Entity.relationship`) whose
     /// inverse is `there`, or that has no inverse: named after the side that sorts first.
-    static func joinTable(here: String, there: String?) -> (name: String, owner: String, isOwner: Bool) {
+    package static func joinTable(here: String, there: String?) -> (name: String, owner: String, isOwner: Bool) {
         let owner = there.map { min(here, $0) } ?? here
         // The entity name's length keeps ("A", "b_c") and ("A_b", "c") apart.
         let ownerEntity = owner.prefix(while: { $0 != "." })
@@ -115,26 +115,26 @@ struct StoreLayout: Sendable {
 
     /// An index the schema implies: a declared index, a uniqueness constraint, or an index on
     /// a foreign-key or join-table column.
-    struct Index: Sendable, Equatable {
+    package struct Index: Sendable, Equatable {
         /// The index's name: the entity (or table) and the index joined with dots.
-        var name: String
+        package var name: String
         /// Its name in format 1 stores, which opening a format 1 store replaces.
-        var formerName: String
-        var table: String
-        var isUnique: Bool
+        package var formerName: String
+        package var table: String
+        package var isUnique: Bool
         /// The quoted column list, with `DESC` where descending.
-        var columns: String
+        package var columns: String
         /// A `WHERE` clause limiting the index to one entity's rows, or nothing.
-        var scope: String
+        package var scope: String
 
         /// The statement that creates the index, exactly as SQLite records it in
         /// `sqlite_master`, so that an existing index can be compared with it.
-        var sql: String {
+        package var sql: String {
             "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(table))(\(columns))\(scope)"
         }
     }
 
-    init(schema: Schema) {
+    package init(schema: Schema) {
         var columnsByTable: [String: [(String, String)]] = [:]
         // Each table's column positions by name: a root with thousands of subentities has as
         // many columns, and a search per column would make the layout quadratic.
@@ -309,14 +309,14 @@ struct StoreLayout: Sendable {
     /// ` WHERE "_entity" IN ('A', 'B')` for an entity with siblings in its table, or nothing.
     /// Entity names are validated identifiers, so quoting them as literals is safe; DDL takes no
     /// bound parameters.
-    static func scopeClause(for layout: EntityLayout, schemaEntity entity: Entity) -> String {
+    package static func scopeClause(for layout: EntityLayout, schemaEntity entity: Entity) -> String {
         guard entity.superentity != nil || entity.rootEntity.kindNames.count != layout.kindNames.count else {
             return ""
         }
         return " WHERE \"\(entityColumn)\" IN (" + layout.kindNames.map { "'\($0)'" }.joined(separator: ", ") + ")"
     }
 
-    static func columnType(_ type: AttributeType) -> String {
+    package static func columnType(_ type: AttributeType) -> String {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: "INTEGER"
         case .double, .float, .date: "REAL"
@@ -327,14 +327,14 @@ struct StoreLayout: Sendable {
 
     /// The SQL that creates every table and index of a new store. No `IF NOT EXISTS`: in a new
     /// store an existing object would be a name collision, which must fail, not be skipped.
-    var creationStatements: [String] {
+    package var creationStatements: [String] {
         tables.map(\.sql) + indexes.map(\.sql)
     }
 }
 
 /// Quotes an identifier for SQL. Identifiers come from validated schemas (no quotes inside);
 /// doubling any quote keeps even an unexpected one harmless.
-func quoted(_ identifier: String) -> String {
+package func quoted(_ identifier: String) -> String {
     // No Foundation here: this runs for every statement a save builds.
     guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
     return "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""

@@ -38,7 +38,7 @@ public final class Entity: Sendable, CustomStringConvertible {
     /// The default value of each attribute, by attribute number.
     let defaultValues: [AttributeValue]
     /// The hash of ``name`` that object IDs of the entity carry (`ObjectID.entityNameHash`).
-    let nameHash: UInt64
+    package let nameHash: UInt64
     /// Whether each relationship, by relationship number, is to-many.
     let toManyFlags: [Bool]
     /// The attribute numbers of non-optional attributes.

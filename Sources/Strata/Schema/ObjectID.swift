@@ -24,7 +24,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// string and IDs of different entities with the same primary key still hash apart (an
     /// identity map holding many entities' objects would otherwise probe long runs of equal
     /// hashes).
-    let entityNameHash: UInt64
+    package let entityNameHash: UInt64
 
     init(
         entityName: String, entityNameHash: UInt64? = nil, temporary uuid: UUID = TemporaryIDSource.shared.next()
@@ -37,7 +37,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// A permanent ID. Pass `entityNameHash` (``Entity/nameHash``) on per-row paths, so that
     /// the name is not hashed again for every row.
-    init(entityName: String, entityNameHash: UInt64? = nil, storeIdentifier: String, primaryKey: Int64) {
+    package init(entityName: String, entityNameHash: UInt64? = nil, storeIdentifier: String, primaryKey: Int64) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
         self.key = .permanent(primaryKey)

@@ -30,9 +30,9 @@ public struct FetchPlan: Sendable {
     /// ``entity``.
     public var matching: [String: AttributeValue]?
     /// The predicate, resolved, when there is one.
-    var predicate: ResolvedPredicate?
+    package var predicate: ResolvedPredicate?
     /// The sort keys, resolved; ties (and everything, when empty) in primary-key order.
-    var sorts: [ResolvedSort]
+    package var sorts: [ResolvedSort]
     /// At most this many rows, when set.
     public var fetchLimit: Int?
     /// Rows to skip before the first one returned.
@@ -101,7 +101,7 @@ public struct FetchPlan: Sendable {
     /// Whether the predicate or a sort key reaches past the fetched object's own row (through
     /// relationships, collection operators or quantifiers), so that changes to other objects
     /// can change the result.
-    var reachesRelatedObjects: Bool {
+    package var reachesRelatedObjects: Bool {
         sorts.contains { !$0.steps.isEmpty } || (predicate?.reachesRelatedObjects ?? false)
     }
 }

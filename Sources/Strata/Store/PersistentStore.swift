@@ -380,7 +380,7 @@ public struct StoreChangeSet: Sendable {
     public var contextName: String?
     /// The context that saved, passed on in the ``StoreCommit`` so that the container does not
     /// hand a context its own save to merge.
-    var origin: ObjectIdentifier?
+    package var origin: ObjectIdentifier?
 
     /// Creates an empty change set.
     public init() {}

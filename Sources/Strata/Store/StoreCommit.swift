@@ -41,7 +41,7 @@ public struct StoreCommit: Sendable, Hashable {
     public var historyToken: HistoryToken?
     /// The context that saved, from ``StoreChangeSet``; `nil` for remote commits. Not part of
     /// equality: two descriptions of the same commit are equal wherever they were made.
-    var origin: ObjectIdentifier?
+    package var origin: ObjectIdentifier?
 
     /// Creates a commit description.
     public init(
@@ -163,10 +163,12 @@ public final class StoreObservation: Sendable {
 }
 
 /// The observers of one store, called in registration order.
-final class CommitObservers: Sendable {
+package final class CommitObservers: Sendable {
+    package init() {}
+
     private let observers = LockedBox<[(id: UUID, call: @Sendable (StoreCommit) -> Void)]>([])
 
-    func add(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
+    package func add(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
         let id = UUID()
         observers.withLock { $0.append((id, observer)) }
         return StoreObservation { [weak self] in
@@ -174,9 +176,9 @@ final class CommitObservers: Sendable {
         }
     }
 
-    var count: Int { observers.withLock { $0.count } }
+    package var count: Int { observers.withLock { $0.count } }
 
-    func notify(_ commit: StoreCommit) {
+    package func notify(_ commit: StoreCommit) {
         for observer in observers.withLock({ $0 }) { observer.call(commit) }
     }
 }

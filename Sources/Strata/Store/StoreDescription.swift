@@ -9,11 +9,46 @@ import Foundation
 /// ```
 public struct StoreDescription: Sendable, Hashable {
     /// The kind of store.
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
         /// An SQLite file at a URL.
         case sqlite(URL)
         /// A private SQLite database in memory, gone when the container is released.
         case inMemory
+        /// A store another module provides: PostgreSQL (`StrataPostgres`'s
+        /// `StoreDescription.postgres(_:)`), or a store of your own.
+        case custom(any PersistentStoreProvider)
+
+        public static func == (lhs: Kind, rhs: Kind) -> Bool {
+            switch (lhs, rhs) {
+            case (.sqlite(let a), .sqlite(let b)): a == b
+            case (.inMemory, .inMemory): true
+            case (.custom(let a), .custom(let b)): AnyHashable(a) == AnyHashable(b)
+            default: false
+            }
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .sqlite(let url):
+                hasher.combine(0)
+                hasher.combine(url)
+            case .inMemory:
+                hasher.combine(1)
+            case .custom(let provider):
+                hasher.combine(2)
+                hasher.combine(AnyHashable(provider))
+            }
+        }
+
+        /// The store's location for messages: a file's path, `in-memory`, or what a provider
+        /// says (never a password).
+        public var description: String {
+            switch self {
+            case .sqlite(let url): url.path
+            case .inMemory: "in-memory"
+            case .custom(let provider): provider.description
+            }
+        }
     }
 
     /// The kind of store.

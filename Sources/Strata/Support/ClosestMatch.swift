@@ -28,7 +28,7 @@ private func editDistance(_ a: [Character], _ b: [Character]) -> Int {
 }
 
 /// " Did you mean 'x'?" or an empty string.
-func didYouMean(_ name: String, in candidates: some Sequence<String>) -> String {
+package func didYouMean(_ name: String, in candidates: some Sequence<String>) -> String {
     guard let match = closestMatch(to: name, in: candidates) else { return "" }
     return " Did you mean '\(match)'?"
 }

@@ -1,0 +1,303 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import Strata
+
+/// The connections of one PostgreSQL store, lent one at a time to synchronous store calls.
+///
+/// Strata's store protocol is synchronous: a context's fetch or save runs to completion on the
+/// thread that asked. postgres-nio is asynchronous, on SwiftNIO's event loops. This pool meets
+/// the two without Swift's cooperative thread pool: the calling thread sends a query on a
+/// connection's event loop and waits for the answer on a condition, while the event loop
+/// threads (never blocked) do the I/O. So a store call can never wait for a task that needs
+/// the thread it blocks, and many concurrent callers each hold one connection at most.
+///
+/// Calling the store from an event-loop thread would block that loop: it is refused with a
+/// typed error instead (``StrataError/Code/storeError``). Server handlers reach the store
+/// through `performBackgroundTask`, repositories or their own threads.
+final class PostgresConnectionPool: Sendable {
+    let configuration: PostgresConfiguration
+    let logger: Logger
+    private let connectionConfiguration: PostgresConnection.Configuration
+    private let eventLoopGroup: any EventLoopGroup
+    /// Statements every new connection runs first (`SET search_path`, …).
+    private let sessionSetup: [String]
+    private let state = PoolState()
+    private let nextConnectionID = LockedCounter()
+    /// Called with the time a request waited for a connection, and whether it got one.
+    let onWait: @Sendable (Duration, Bool) -> Void
+
+    init(
+        configuration: PostgresConfiguration, logger: Logger, sessionSetup: [String],
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onWait: @escaping @Sendable (Duration, Bool) -> Void = { _, _ in }
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.sessionSetup = sessionSetup
+        self.eventLoopGroup = eventLoopGroup
+        self.onWait = onWait
+        var connection = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database,
+            tls: try Self.tls(for: configuration))
+        connection.options.connectTimeout = .nanoseconds(
+            Int64(configuration.pool.connectTimeout.components.seconds) * 1_000_000_000
+                + configuration.pool.connectTimeout.components.attoseconds / 1_000_000_000)
+        connection.options.additionalStartupParameters = [("application_name", configuration.applicationName)]
+        if configuration.tlsMode == .verifyFull { connection.options.tlsServerName = configuration.host }
+        self.connectionConfiguration = connection
+    }
+
+    private static func tls(for configuration: PostgresConfiguration) throws -> PostgresConnection.Configuration.TLS {
+        guard configuration.tlsMode != .disable else { return .disable }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch configuration.tlsMode {
+        case .disable, .prefer, .require: tls.certificateVerification = .none
+        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .verifyFull: tls.certificateVerification = .fullVerification
+        }
+        if let path = configuration.rootCertificatePath {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+            } catch {
+                throw StrataError(
+                    .invalidConfiguration, "Could not read the root certificates at \(path) (sslrootcert).",
+                    underlyingError: error)
+            }
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw StrataError(.invalidConfiguration, "Could not set up TLS for \(configuration).", underlyingError: error)
+        }
+        return configuration.tlsMode == .prefer ? .prefer(context) : .require(context)
+    }
+
+    /// Lends a connection to `body`; a connection that broke meanwhile is closed, not returned.
+    func withConnection<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try Self.checkNotOnEventLoop()
+        let connection = try acquire()
+        let session = PostgresSession(connection: connection, pool: self)
+        do {
+            let result = try body(session)
+            release(connection, broken: session.isBroken)
+            return result
+        } catch {
+            release(connection, broken: session.isBroken || connection.isClosed)
+            throw error
+        }
+    }
+
+    static func checkNotOnEventLoop() throws {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw StrataError(
+                .storeError,
+                "A PostgreSQL store was called on a SwiftNIO event-loop thread, which it would block. Call it from performBackgroundTask, a repository, or a thread of your own.")
+        }
+    }
+
+    private func acquire() throws -> PostgresConnection {
+        let start = ContinuousClock.now
+        let deadline = Date().addingTimeInterval(
+            Double(configuration.pool.acquireTimeout.components.seconds)
+                + Double(configuration.pool.acquireTimeout.components.attoseconds) / 1e18)
+        var waited = false
+        state.condition.lock()
+        while true {
+            if state.isClosed {
+                state.condition.unlock()
+                throw StrataError(.storeClosed, "The store was closed; open a new container to keep working.")
+            }
+            if let connection = state.idle.popLast() {
+                state.condition.unlock()
+                if waited { onWait(ContinuousClock.now - start, true) }
+                if connection.isClosed {
+                    // The server went away while it was idle: forget it and find another.
+                    state.condition.lock()
+                    state.open -= 1
+                    continue
+                }
+                return connection
+            }
+            if state.open < configuration.pool.maximumConnections {
+                state.open += 1
+                state.condition.unlock()
+                do {
+                    let connection = try connect()
+                    if waited { onWait(ContinuousClock.now - start, true) }
+                    return connection
+                } catch {
+                    state.condition.lock()
+                    state.open -= 1
+                    state.condition.signal()
+                    state.condition.unlock()
+                    throw error
+                }
+            }
+            waited = true
+            if !state.condition.wait(until: deadline) {
+                state.condition.unlock()
+                onWait(ContinuousClock.now - start, false)
+                throw StrataError(
+                    .poolExhausted,
+                    "All \(configuration.pool.maximumConnections) connections to \(configuration) stayed busy for \(configuration.pool.acquireTimeout). Raise the pool size (pool_size) or the server's max_connections, or shorten transactions.")
+            }
+        }
+    }
+
+    private func release(_ connection: PostgresConnection, broken: Bool) {
+        state.condition.lock()
+        defer { state.condition.unlock() }
+        if broken || state.isClosed {
+            state.open -= 1
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
+        } else {
+            state.idle.append(connection)
+        }
+        state.condition.signal()
+    }
+
+    /// Opens one connection and prepares its session.
+    private func connect() throws -> PostgresConnection {
+        let id = nextConnectionID.next()
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(
+                on: eventLoopGroup.next(), configuration: connectionConfiguration, id: id, logger: logger
+            ).wait()
+        } catch {
+            logger.warning(
+                "Could not connect to PostgreSQL", metadata: ["strata.store": "\(configuration)", "error": "\(PostgresErrors.summary(error))"])
+            throw PostgresErrors.connectionError(error, configuration: configuration)
+        }
+        logger.debug("Connected to PostgreSQL", metadata: ["strata.store": "\(configuration)", "strata.connection": "\(id)"])
+        let session = PostgresSession(connection: connection, pool: self)
+        do {
+            for statement in sessionSetup { _ = try session.query(statement) }
+        } catch {
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
+            throw error
+        }
+        return connection
+    }
+
+    /// Closes every idle connection and refuses new requests; connections in use close when
+    /// they come back.
+    func close() {
+        state.condition.lock()
+        state.isClosed = true
+        let idle = state.idle
+        state.idle.removeAll()
+        state.open -= idle.count
+        state.condition.broadcast()
+        state.condition.unlock()
+        for connection in idle {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
+    }
+}
+
+/// The pool's mutable state.
+///
+/// `@unchecked Sendable`: every property is read and written only while `condition` is locked.
+private final class PoolState: @unchecked Sendable {
+    let condition = NSCondition()
+    var idle: [PostgresConnection] = []
+    /// Connections open or being opened, idle or lent.
+    var open = 0
+    var isClosed = false
+}
+
+/// A counter for connection IDs.
+///
+/// `@unchecked Sendable`: `value` is read and written only under `lock`.
+private final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}
+
+/// One connection lent to a store call: synchronous queries that wait for the event loop.
+final class PostgresSession {
+    let connection: PostgresConnection
+    unowned let pool: PostgresConnectionPool
+    /// Set when the connection failed in a way that leaves it unusable.
+    private(set) var isBroken = false
+    /// The SQL of the statement that ran last, for errors (never its values).
+    var lastSQL: String?
+
+    init(connection: PostgresConnection, pool: PostgresConnectionPool) {
+        self.connection = connection
+        self.pool = pool
+    }
+
+    /// Runs one statement and collects its rows.
+    @discardableResult
+    func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> PostgresQueryResult {
+        lastSQL = sql
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.logger).wait()
+        } catch {
+            throw failure(error, sql: sql)
+        }
+    }
+
+    /// Sends several statements at once and waits for all of them: one round trip for the
+    /// lot. The first failure is thrown, after every statement finished.
+    func pipeline(_ statements: [(sql: String, binds: PostgresBindings)]) throws -> [PostgresQueryResult] {
+        guard statements.count > 1 else {
+            return try statements.map { try query($0.sql, $0.binds) }
+        }
+        let futures = statements.map {
+            connection.query(PostgresQuery(unsafeSQL: $0.sql, binds: $0.binds), logger: pool.logger)
+        }
+        var results: [PostgresQueryResult] = []
+        var firstError: (any Error, String)?
+        for (index, future) in futures.enumerated() {
+            do {
+                results.append(try future.wait())
+            } catch {
+                if firstError == nil { firstError = (error, statements[index].sql) }
+            }
+        }
+        if let (error, sql) = firstError {
+            lastSQL = sql
+            throw failure(error, sql: sql)
+        }
+        return results
+    }
+
+    /// Runs `body` in a transaction: `BEGIN`, then `COMMIT` when it returns, `ROLLBACK` when it
+    /// throws (or nothing, when the connection is gone, which rolls the transaction back).
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try query("BEGIN")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if !isBroken { _ = try? query("ROLLBACK") }
+            throw error
+        }
+        try query("COMMIT")
+        return result
+    }
+
+    private func failure(_ error: any Error, sql: String) -> StrataError {
+        if PostgresErrors.isConnectionLoss(error) || connection.isClosed { isBroken = true }
+        return PostgresErrors.storeError(error, sql: sql, configuration: pool.configuration)
+    }
+}

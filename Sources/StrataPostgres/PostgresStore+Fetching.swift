@@ -1,0 +1,309 @@
+import Foundation
+import PostgresNIO
+import Strata
+
+extension PostgresStore {
+    /// The rows a plan matches, in one query: predicate, order, limit and offset included.
+    public func fetch(_ plan: FetchPlan) throws -> [StoreRow] {
+        guard var query = try makeQuery(plan) else { return [] }
+        guard let table = layout.tables.first(where: { $0.name == query.layout.table }) else { return [] }
+        let columnNames = table.columns.map(\.name)
+        let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let keys = query.clientSortKeys
+        let sql = "SELECT " + (columnNames.map { "t0.\(quoted($0))" } + keys.expressions).joined(separator: ", ") + query.sql()
+        let result = try read(sql: sql, query.bindings)
+        var decoders: [String: PostgresRowDecoder] = [:]
+        var rows: [(row: StoreRow, keys: [AttributeValue])] = []
+        rows.reserveCapacity(result.rows.count)
+        for row in result.rows {
+            let cells = row.makeRandomAccess()
+            // Rows another program damaged (NULL keys, unknown entities) are skipped, not trusted.
+            guard let primaryKey = PostgresValueCoding.integer(cells[0]), let entityName = PostgresValueCoding.string(cells[1])
+            else { continue }
+            let version = PostgresValueCoding.integer(cells[2]) ?? 0
+            let decoder: PostgresRowDecoder
+            if let cached = decoders[entityName] {
+                decoder = cached
+            } else {
+                guard let made = PostgresRowDecoder(entityName: entityName, store: self, columnIndex: columnIndex) else { continue }
+                decoders[entityName] = made
+                decoder = made
+            }
+            let decoded = decoder.decode(cells, primaryKey: primaryKey, version: version, storeIdentifier: identifier)
+            let sortValues = keys.types.enumerated().map { offset, type in
+                PostgresValueCoding.attributeValue(cells[columnNames.count + offset], type: type)
+            }
+            rows.append((decoded, sortValues))
+        }
+        if keys.expressions.isEmpty { return rows.map(\.row) }
+        return query.sortedOnClient(rows, key: { $0.keys }, primaryKey: { $0.row.objectID.primaryKey ?? 0 }).map(\.row)
+    }
+
+    /// The IDs of the rows a plan matches, in its order, without reading their values.
+    public func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID] {
+        let (keys, names) = try fetchPrimaryKeys(plan, includingEntityNames: true)
+        return zip(keys, names ?? []).map { ObjectID(entityName: $1, storeIdentifier: identifier, primaryKey: $0) }
+    }
+
+    /// The primary keys (and, when asked, entity names) of the rows a plan matches.
+    public func fetchPrimaryKeys(_ plan: FetchPlan, includingEntityNames: Bool) throws -> (
+        keys: [Int64], entityNames: [String]?
+    ) {
+        guard var query = try makeQuery(plan) else { return ([], includingEntityNames ? [] : nil) }
+        let sortKeys = query.clientSortKeys
+        let sql =
+            "SELECT " + (["t0.\(quoted(StoreLayout.primaryKeyColumn))", "t0.\(quoted(StoreLayout.entityColumn))"] + sortKeys.expressions)
+            .joined(separator: ", ") + query.sql()
+        let kinds = Set(query.kinds)
+        var found: [(key: Int64, name: String, sortValues: [AttributeValue])] = []
+        for row in try read(sql: sql, query.bindings).rows {
+            let cells = row.makeRandomAccess()
+            guard let key = PostgresValueCoding.integer(cells[0]), let name = PostgresValueCoding.string(cells[1]), kinds.contains(name)
+            else { continue }
+            let sortValues = sortKeys.types.enumerated().map { offset, type in
+                PostgresValueCoding.attributeValue(cells[2 + offset], type: type)
+            }
+            found.append((key, name, sortValues))
+        }
+        if !sortKeys.expressions.isEmpty {
+            found = query.sortedOnClient(found, key: { $0.sortValues }, primaryKey: { $0.key })
+        }
+        return (found.map(\.key), includingEntityNames ? found.map(\.name) : nil)
+    }
+
+    /// The number of rows a plan matches, counted by the server.
+    public func count(_ plan: FetchPlan) throws -> Int {
+        guard var query = try makeQuery(plan) else { return 0 }
+        query.sorts = []
+        var sql = "SELECT COUNT(*)" + query.sql(withOrder: false)
+        if plan.fetchLimit != nil || plan.fetchOffset > 0 {
+            sql = "SELECT COUNT(*) FROM (SELECT 1" + query.sql(withOrder: false) + ") counted"
+        }
+        let result = try read(sql: sql, query.bindings)
+        return result.rows.first.flatMap { $0.makeRandomAccess().first.flatMap(PostgresValueCoding.integer) }.map { Int($0) } ?? 0
+    }
+
+    /// The members of one object's to-many relationship, in order for ordered relationships.
+    public func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID] {
+        try relatedObjectIDs(of: [objectID], relationshipNamed: name)[objectID] ?? []
+    }
+
+    /// The members of a to-many relationship for many owners, one query per 1000 owners.
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        for (entityName, owners) in Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName) {
+            let (entity, entityLayout) = try resolve(entityName)
+            guard let number = entity.relationshipNumber(named: name),
+                let destination = schema.entity(named: entity.relationships[number].destinationEntityName),
+                let destinationLayout = layout.base.entities[destination.name]
+            else { continue }
+            let ownerByKey = Dictionary(owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+            let kinds = destinationLayout.kindNames.map { "'\($0)'" }.joined(separator: ", ")
+            for start in stride(from: 0, to: owners.count, by: 1000) {
+                let chunk = Array(owners[start..<min(start + 1000, owners.count)])
+                // One array parameter instead of one parameter per owner.
+                var bindings = PostgresBindings()
+                bindings.append(chunk.compactMap(\.primaryKey))
+                let sql: String
+                switch entityLayout.toMany[number] {
+                case .inverseColumn(let table, let column, let orderColumn):
+                    sql =
+                        "SELECT \(quoted(column)), \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
+                        + " WHERE \(quoted(column)) = ANY($1) AND \(quoted(StoreLayout.entityColumn)) IN (\(kinds))"
+                        + " ORDER BY \(quoted(column)), " + (orderColumn.map { "\(quoted($0)) NULLS FIRST, " } ?? "")
+                        + quoted(StoreLayout.primaryKeyColumn)
+                case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
+                    sql =
+                        "SELECT j.\(quoted(sourceColumn)), j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
+                        + " JOIN \(quoted(destinationLayout.table)) t ON t.\(quoted(StoreLayout.primaryKeyColumn)) = j.\(quoted(targetColumn))"
+                        + " WHERE j.\(quoted(sourceColumn)) = ANY($1)"
+                        + " ORDER BY j.\(quoted(sourceColumn)), " + (positionColumn.map { "j.\(quoted($0)) NULLS FIRST, " } ?? "")
+                        + "j.\(quoted(targetColumn))"
+                case nil:
+                    continue
+                }
+                for owner in chunk { result[owner] = [] }
+                for row in try read(sql: sql, bindings).rows {
+                    let cells = row.makeRandomAccess()
+                    guard let ownerKey = PostgresValueCoding.integer(cells[0]), let key = PostgresValueCoding.integer(cells[1]),
+                        let memberEntity = PostgresValueCoding.string(cells[2]), let owner = ownerByKey[ownerKey]
+                    else { continue }
+                    result[owner, default: []].append(ObjectID(entityName: memberEntity, storeIdentifier: identifier, primaryKey: key))
+                }
+            }
+        }
+        return result
+    }
+
+    // MARK: Queries
+
+    /// A compiled fetch: everything after `SELECT ...`, with its bindings.
+    struct CompiledQuery {
+        var layout: StoreLayout.EntityLayout
+        /// The entities whose rows the query may return.
+        var kinds: [String]
+        var compiler: PostgresQueryCompiler
+        var conditions: [String]
+        var sorts: [ResolvedSort]
+        var limit: Int?
+        var offset: Int
+
+        var bindings: PostgresBindings { compiler.bindings }
+
+        /// Whether the order needs Foundation's localized comparison, which the server cannot
+        /// give: the rows are then sorted (and limited) here.
+        var sortsOnClient: Bool { sorts.contains { $0.comparison == .localizedStandard && ValueKind($0.type).isTextual } }
+
+        /// The sort keys to select when sorting on the client.
+        var clientSortKeys: (expressions: [String], types: [AttributeType]) {
+            mutating get {
+                guard sortsOnClient else { return ([], []) }
+                var expressions: [String] = []
+                for sort in sorts { expressions.append(compiler.propertyColumn(steps: sort.steps, number: sort.number)) }
+                return (expressions, sorts.map(\.type))
+            }
+        }
+
+        /// ` FROM ... WHERE ... [ORDER BY ...] [LIMIT ... OFFSET ...]`; call once per query, after
+        /// everything else was compiled (joins the order needs are added by it).
+        mutating func sql(withOrder: Bool = true, groupBy: String = "", order override: String? = nil) -> String {
+            let clientSorts = sortsOnClient && override == nil
+            let order = override ?? (withOrder && !clientSorts ? compiler.orderBy(sorts) : "")
+            var text =
+                compiler.fromClause(table: layout.table)
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + groupBy + order
+            if !clientSorts || !withOrder {
+                if let limit { text += " LIMIT \(max(0, limit))" }
+                if offset > 0 { text += " OFFSET \(offset)" }
+            }
+            return text
+        }
+
+        /// Sorts rows by the selected sort keys as the in-memory evaluator does, then applies
+        /// the offset and limit.
+        func sortedOnClient<Row>(_ rows: [Row], key: (Row) -> [AttributeValue], primaryKey: (Row) -> Int64) -> [Row] {
+            let sorted = rows.sorted { a, b in
+                let left = key(a)
+                let right = key(b)
+                for (index, sort) in sorts.enumerated() {
+                    let order = Self.compare(left[index], right[index], sort)
+                    if order != 0 { return sort.ascending ? order < 0 : order > 0 }
+                }
+                return primaryKey(a) < primaryKey(b)
+            }
+            let start = min(offset, sorted.count)
+            let end = limit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
+            return Array(sorted[start..<end])
+        }
+
+        /// -1, 0 or 1; `nil` sorts first.
+        static func compare(_ a: AttributeValue, _ b: AttributeValue, _ sort: ResolvedSort) -> Int {
+            switch (a.isNull, b.isNull) {
+            case (true, true): return 0
+            case (true, false): return -1
+            case (false, true): return 1
+            case (false, false): break
+            }
+            let kind = ValueKind(sort.type)
+            if kind.isTextual, let x = ValueComparison.text(a), let y = ValueComparison.text(b) {
+                switch SortOrdering.compare(x, y, sort.comparison) {
+                case .orderedAscending: return -1
+                case .orderedDescending: return 1
+                case .orderedSame: return 0
+                }
+            }
+            return ValueComparison.compare(a, b, as: kind) ?? 0
+        }
+    }
+
+    /// Compiles a plan, or returns `nil` when it can match nothing.
+    func makeQuery(_ plan: FetchPlan) throws -> CompiledQuery? {
+        let (entity, entityLayout) = try resolve(plan.entityName)
+        let kinds = plan.includesSubentities ? entityLayout.kindNames : [entity.name]
+        let tableKinds = layout.base.entities[entity.rootEntity.name]?.kindNames ?? []
+        var conditions: [String] = []
+        if Set(kinds) != Set(tableKinds) {
+            conditions.append("t0.\(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")")
+        }
+        var bindings = PostgresBindings()
+        if let keys = plan.primaryKeys {
+            if keys.isEmpty { return nil }
+            bindings.append(keys)
+            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) = ANY($\(bindings.count))")
+        }
+        if let range = plan.primaryKeyRange {
+            bindings.append(integer: range.lowerBound)
+            bindings.append(integer: range.upperBound)
+            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) BETWEEN $\(bindings.count - 1) AND $\(bindings.count)")
+        }
+        for (name, value) in (plan.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if value.isNull {
+                conditions.append("t0.\(quoted(name)) IS NULL")
+            } else {
+                let type = entity.attribute(named: name)?.type
+                bindings.append(value: type.map { PostgresValueCoding.converted(value, toColumnOf: $0) } ?? value)
+                conditions.append("t0.\(quoted(name)) = $\(bindings.count)" + (type == .codable ? "::text" : ""))
+            }
+        }
+        var compiler = PostgresQueryCompiler(
+            schema: schema, layout: layout.base, storeIdentifier: identifier, rootEntity: entity, bindings: bindings)
+        if let predicate = plan.predicate {
+            conditions.append(try compiler.compile(predicate))
+        }
+        return CompiledQuery(
+            layout: entityLayout, kinds: kinds, compiler: compiler, conditions: conditions, sorts: plan.sorts,
+            limit: plan.fetchLimit, offset: plan.fetchOffset)
+    }
+
+    /// Runs a query on the preparing save's connection, or on one of the pool.
+    func read(sql: String, _ bindings: PostgresBindings) throws -> PostgresQueryResult {
+        try withSession { session in try session.query(sql, bindings) }
+    }
+}
+
+/// Decodes rows of one entity by column position.
+final class PostgresRowDecoder {
+    let attributeTypes: [AttributeType]
+    let attributePositions: [Int?]
+    let toOnePositions: [Int?]
+    let toOneEntityPositions: [Int?]
+    let toOneDestinations: [String]
+    let entityName: String
+
+    init?(entityName: String, store: PostgresStore, columnIndex: [String: Int]) {
+        guard let entity = store.schema.entity(named: entityName), let layout = store.layout.base.entities[entityName] else {
+            return nil
+        }
+        self.entityName = entityName
+        attributeTypes = entity.attributes.map(\.type)
+        attributePositions = layout.attributeColumns.map { $0.flatMap { columnIndex[$0] } }
+        toOnePositions = layout.toOneColumns.map { $0.flatMap { columnIndex[$0] } }
+        toOneEntityPositions = layout.toOneEntityColumns.map { $0.flatMap { columnIndex[$0] } }
+        toOneDestinations = entity.relationships.map(\.destinationEntityName)
+    }
+
+    func decode(_ cells: PostgresRandomAccessRow, primaryKey: Int64, version: Int64, storeIdentifier: String) -> StoreRow {
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(attributeTypes.count)
+        for (number, position) in attributePositions.enumerated() {
+            guard let position else {
+                attributes.append(.null)
+                continue
+            }
+            attributes.append(PostgresValueCoding.attributeValue(cells[position], type: attributeTypes[number]))
+        }
+        var toOne: [ObjectID?] = []
+        toOne.reserveCapacity(toOnePositions.count)
+        for (number, position) in toOnePositions.enumerated() {
+            guard let position, let key = PostgresValueCoding.integer(cells[position]) else {
+                toOne.append(nil)
+                continue
+            }
+            let targetEntity = toOneEntityPositions[number].flatMap { PostgresValueCoding.string(cells[$0]) } ?? toOneDestinations[number]
+            toOne.append(ObjectID(entityName: targetEntity, storeIdentifier: storeIdentifier, primaryKey: key))
+        }
+        return StoreRow(
+            objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+            version: version, attributes: attributes, toOne: toOne)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import PostgresNIO
+import Strata
+
+extension PostgresStore {
+    /// Property values and aggregates computed by the server, one array per row or group.
+    ///
+    /// Integer and decimal sums are exact (`numeric`); a sum of integers beyond `Int64`'s range
+    /// comes back as a `Double`, as from the SQLite store.
+    public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
+        guard var query = try makeQuery(request.plan) else { return [] }
+        let entity = request.plan.entity
+        var resolver = PredicateResolver(schema: schema, entity: entity)
+        var expressions: [String] = []
+        var types: [AttributeType] = []
+        for column in request.columns {
+            switch column {
+            case .property(let key):
+                let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
+                expressions.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
+                types.append(target.type)
+            case .aggregate(.count, nil):
+                expressions.append("COUNT(*)")
+                types.append(.integer64)
+            case .aggregate(let function, let key?):
+                let target = try resolver.resolveSort(QuerySortDescriptor(key: key))
+                let column = query.compiler.propertyColumn(steps: target.steps, number: target.number)
+                let kind = ValueKind(target.type)
+                if function != .count && function != .min && function != .max && !kind.isNumeric {
+                    throw StrataError(
+                        .typeMismatch, "\(function.rawValue) needs a numeric attribute; \(entity.name).\(key) is \(target.type).",
+                        entityName: entity.name, propertyName: key)
+                }
+                if kind == .codable {
+                    throw StrataError(
+                        .typeMismatch, "\(function.rawValue) cannot use the Codable attribute \(entity.name).\(key).",
+                        entityName: entity.name, propertyName: key)
+                }
+                switch (function, kind) {
+                case (.count, _):
+                    expressions.append("COUNT(\(column))")
+                    types.append(.integer64)
+                case (.sum, .decimal):
+                    expressions.append("COALESCE(SUM(\(column)), 0)")
+                    types.append(.decimal)
+                case (.average, .decimal):
+                    expressions.append("AVG(\(column))")
+                    types.append(.decimal)
+                case (.sum, .integer):
+                    // numeric: exact however large; a Double beyond Int64 (decoded below).
+                    expressions.append("COALESCE(SUM(\(column)), 0)")
+                    types.append(.integer64)
+                case (.sum, _):
+                    expressions.append("COALESCE(SUM(\(column)), 0)")
+                    types.append(.double)
+                case (.average, .integer):
+                    expressions.append("(AVG(\(column)))::float8")
+                    types.append(.double)
+                case (.average, _):
+                    expressions.append("AVG(\(column))")
+                    types.append(.double)
+                case (.min, _), (.max, _):
+                    let aggregate = function == .min ? "MIN" : "MAX"
+                    // PostgreSQL has no MIN/MAX of Booleans; false < true as integers.
+                    expressions.append(kind == .boolean ? "(\(aggregate)(\(column)::int) = 1)" : "\(aggregate)(\(column))")
+                    types.append(target.type)
+                }
+            case .aggregate(let function, nil):
+                throw StrataError(
+                    .invalidPredicate, "\(function.rawValue) needs an attribute; only count can count rows.", entityName: entity.name)
+            }
+        }
+        var groupTerms: [String] = []
+        for key in request.groupBy {
+            let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
+            let term = query.compiler.propertyColumn(steps: target.steps, number: target.number)
+            groupTerms.append(target.type == .codable ? "\(term)::text" : term)
+        }
+        let groupBy = groupTerms.isEmpty ? "" : " GROUP BY " + groupTerms.joined(separator: ", ")
+        let isAggregate = !groupTerms.isEmpty || request.columns.contains { if case .aggregate = $0 { true } else { false } }
+        if isAggregate && groupTerms.isEmpty { query.sorts = [] }
+        if query.sortsOnClient {
+            throw StrataError(
+                .unsupportedPredicate,
+                "A values fetch cannot sort with localizedStandardCompare in a PostgreSQL store; sort the values in memory.",
+                entityName: entity.name)
+        }
+        let groupOrder =
+            !groupTerms.isEmpty && query.sorts.isEmpty
+            ? " ORDER BY " + groupTerms.map { $0 + " NULLS FIRST" }.joined(separator: ", ") : nil
+        if request.returnsDistinctResults || !groupTerms.isEmpty {
+            // Codable values have no equality operator in PostgreSQL: compare their text.
+            for index in expressions.indices where types[index] == .codable { expressions[index] += "::text" }
+        }
+        let sql: String
+        if request.returnsDistinctResults && !isAggregate && !query.sorts.isEmpty {
+            // PostgreSQL's DISTINCT wants its order among the results: number the rows in the
+            // order asked for, keep each distinct result's first, and order by that.
+            let (limit, offset) = (query.limit, query.offset)
+            query.limit = nil
+            query.offset = 0
+            let order = query.compiler.orderBy(query.sorts)
+            let body = query.sql(withOrder: false)
+            let numbered = expressions.enumerated().map { "\($1) AS v\($0)" }.joined(separator: ", ")
+            let outer = expressions.indices.map { "v\($0)" }.joined(separator: ", ")
+            sql =
+                "SELECT \(outer) FROM (SELECT \(numbered), row_number() OVER (\(order)) AS position\(body)) numbered GROUP BY \(outer) ORDER BY MIN(position)"
+                + (limit.map { " LIMIT \(max(0, $0))" } ?? "") + (offset > 0 ? " OFFSET \(offset)" : "")
+        } else {
+            let body = query.sql(withOrder: !isAggregate || !query.sorts.isEmpty, groupBy: groupBy, order: groupOrder)
+            sql = "SELECT " + (request.returnsDistinctResults ? "DISTINCT " : "") + expressions.joined(separator: ", ") + body
+        }
+        var rows: [[AttributeValue]] = []
+        for row in try read(sql: sql, query.bindings).rows {
+            let cells = row.makeRandomAccess()
+            var values: [AttributeValue] = []
+            values.reserveCapacity(types.count)
+            for (index, type) in types.enumerated() {
+                values.append(PostgresValueCoding.attributeValue(cells[index], type: type))
+            }
+            rows.append(values)
+        }
+        return rows
+    }
+}

@@ -1,0 +1,316 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Strata
+
+/// A store in a PostgreSQL database: the store for several app servers sharing one database.
+///
+/// It behaves exactly as the SQLite store does — the same conformance suite runs against both
+/// — and keeps the same layout ideas with PostgreSQL's types (see ``PostgresValueCoding``).
+/// Its tables live in one PostgreSQL schema (``PostgresConfiguration/schemaName``), so several
+/// Strata models can share a database. Writes take a transaction-scoped advisory lock on that
+/// schema, so that writers on every server commit one at a time, as they do in SQLite: a
+/// merge policy resolves conflicts against the state the save writes over, and history
+/// transactions are numbered in commit order.
+///
+/// Open it through a container with ``Strata/StoreDescription/postgres(_:configuration:persistentHistoryTracking:logger:)``:
+///
+/// ```swift
+/// let container = try PersistentContainer(
+///     name: "Movies", schema: schema,
+///     storeDescriptions: [.postgres(try PostgresConfiguration(url: databaseURL))])
+/// ```
+///
+/// Store calls are synchronous and block the calling thread while the server answers (see
+/// ``PostgresConnectionPool`` for how that meets postgres-nio's event loops). Never call it on
+/// an event-loop thread: such a call fails with a typed error instead of blocking the loop.
+public final class PostgresStore: PersistentStore {
+    public let identifier: String
+    public let schema: Schema
+    /// The store's location without credentials: `postgres://USER@HOST:PORT/DATABASE?schema=NAME`.
+    public let url: URL?
+    public let isReadOnly: Bool
+    /// Where the store lives and how it connects.
+    public let configuration: PostgresConfiguration
+    let layout: PostgresLayout
+    let pool: PostgresConnectionPool
+    let commitObservers = CommitObservers()
+    let logger: Logger
+    /// The key of the advisory lock writers take: one per PostgreSQL schema.
+    let writeLockKey: Int64
+    let historyTracking: LockedBox<Bool>
+    public var isPersistentHistoryTrackingEnabled: Bool { historyTracking.withLock { $0 } }
+
+    /// Opens the store in `configuration`'s database and schema, creating its tables when the
+    /// schema holds none.
+    ///
+    /// Opening checks what it finds before writing anything: a schema whose tables something
+    /// else made, a store written with another schema, or a server it cannot reach or log in to
+    /// gives a typed error, and the database is left as it was. Creating a store is one
+    /// transaction: a crash half-way leaves nothing behind.
+    ///
+    /// - Parameters:
+    ///   - configuration: The server, database and schema.
+    ///   - schema: The schema of the objects in the store.
+    ///   - isReadOnly: Whether saves are refused (the store must exist); its connections are
+    ///     read-only sessions.
+    ///   - persistentHistoryTracking: Whether the store records persistent history.
+    ///   - logger: Where connection events, conflicts and slow statements are logged;
+    ///     nothing is logged by default.
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/connectionFailed``,
+    ///   ``StrataError/Code/authenticationFailed``, ``StrataError/Code/notAStore`` (the schema
+    ///   holds tables of something else), ``StrataError/Code/incompatibleSchema`` (written with
+    ///   another schema; the details list the differences), ``StrataError/Code/invalidSchema``
+    ///   (a name too long for PostgreSQL) or ``StrataError/Code/storeNotWritable``.
+    public init(
+        configuration: PostgresConfiguration, schema: Schema, isReadOnly: Bool = false,
+        persistentHistoryTracking: Bool = false, logger: Logger? = nil
+    ) throws {
+        let layout = try PostgresLayout(schema: schema)
+        let logger = logger ?? Logger(label: "strata.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        var setup = ["SET search_path TO \(quoted(configuration.schemaName))"]
+        if isReadOnly { setup.append("SET default_transaction_read_only = on") }
+        let pool = try PostgresConnectionPool(configuration: configuration, logger: logger, sessionSetup: setup)
+        let writeLockKey = Self.lockKey(forSchemaNamed: configuration.schemaName)
+        let opened: (identifier: String, history: Bool)
+        do {
+            opened = try pool.withConnection { session in
+                try Self.prepare(
+                    session, configuration: configuration, layout: layout, schema: schema, isReadOnly: isReadOnly,
+                    history: persistentHistoryTracking, lockKey: writeLockKey)
+            }
+        } catch {
+            pool.close()
+            throw error
+        }
+        self.identifier = opened.identifier
+        self.schema = schema
+        self.url = URL(string: configuration.description)
+        self.isReadOnly = isReadOnly
+        self.configuration = configuration
+        self.layout = layout
+        self.pool = pool
+        self.logger = logger
+        self.writeLockKey = writeLockKey
+        self.historyTracking = LockedBox(opened.history)
+        logger.info("Opened PostgreSQL store", metadata: ["strata.store": "\(configuration)", "strata.storeIdentifier": "\(identifier)"])
+    }
+
+    /// A stable 64-bit key for the advisory lock of a PostgreSQL schema (FNV-1a of its name),
+    /// the same in every process.
+    static func lockKey(forSchemaNamed name: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ("strata:" + name).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
+        commitObservers.add(observer)
+    }
+
+    public func startPollingForRemoteChanges(every interval: Duration) {}
+
+    public func close() throws {
+        pool.close()
+        logger.info("Closed PostgreSQL store", metadata: ["strata.store": "\(configuration)"])
+    }
+
+    deinit {
+        pool.close()
+    }
+
+    // MARK: Connections
+
+    /// The session of the save this thread is preparing, whose reads see the state the save
+    /// writes over.
+    @TaskLocal static var preparingSave: PreparingSave?
+
+    /// A save in preparation: its store and session.
+    struct PreparingSave: @unchecked Sendable {
+        // Only read on the thread that set it, inside `withValue`: the session never crosses.
+        let store: ObjectIdentifier
+        let session: PostgresSession
+    }
+
+    /// Runs `body` on a connection: the preparing save's, on its thread, else one of the pool.
+    func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        if let preparing = Self.preparingSave, preparing.store == ObjectIdentifier(self) {
+            return try body(preparing.session)
+        }
+        return try pool.withConnection(body)
+    }
+
+    /// Refuses a write from inside ``save(preparedBy:)``'s `prepare`, which may only read.
+    func checkNotPreparing() throws {
+        guard let preparing = Self.preparingSave, preparing.store == ObjectIdentifier(self) else { return }
+        throw StrataError(
+            .storeError, "A store cannot be written while it prepares a save; the preparation may only read.", fileURL: url)
+    }
+
+    func checkWritable() throws {
+        guard !isReadOnly else {
+            throw StrataError(
+                .storeNotWritable, "The store \(configuration) was opened read-only; nothing was saved.", fileURL: url)
+        }
+    }
+
+    /// The entity named `entityName` and its layout.
+    func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
+        guard let entity = schema.entity(named: entityName), let entityLayout = layout.base.entities[entityName] else {
+            throw StrataError(
+                .unknownEntity,
+                "The store has no entity named '\(entityName)'." + didYouMean(entityName, in: layout.base.entities.keys.sorted()),
+                entityName: entityName)
+        }
+        return (entity, entityLayout)
+    }
+}
+
+extension PostgresStore {
+    /// Checks the database and schema and creates the store when the schema has none, in one
+    /// transaction under the schema's advisory lock (two servers starting at once create it
+    /// once).
+    ///
+    /// - Returns: The store's identifier and whether it records history.
+    static func prepare(
+        _ session: PostgresSession, configuration: PostgresConfiguration, layout: PostgresLayout, schema: Schema,
+        isReadOnly: Bool, history: Bool, lockKey: Int64
+    ) throws -> (identifier: String, history: Bool) {
+        let encoding = try session.query("SHOW server_encoding").rows.first.flatMap { $0.first.flatMap(PostgresValueCoding.string) }
+        guard encoding == "UTF8" else {
+            throw StrataError(
+                .storeError,
+                "The database \(configuration.database) uses the encoding \(encoding ?? "unknown"); Strata needs UTF8 (createdb --encoding=UTF8).")
+        }
+        let location = "the schema \(configuration.schemaName) of \(configuration)"
+        return try session.transaction {
+            if !isReadOnly {
+                var lock = PostgresBindings()
+                lock.append(integer: lockKey)
+                try session.query("SELECT pg_advisory_xact_lock($1)", lock)
+            }
+            var names = PostgresBindings()
+            names.append(string: configuration.schemaName)
+            let tables = try session.query(
+                "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
+                names
+            ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.string) }
+            if tables.contains(PostgresLayout.metadataTable) {
+                return try checkExisting(session, location: location, schema: schema, layout: layout, history: history, isReadOnly: isReadOnly)
+            }
+            guard tables.isEmpty else {
+                throw StrataError(
+                    .notAStore,
+                    "\(location) holds tables that are not a Strata store (\(tables.sorted().prefix(5).joined(separator: ", "))). Choose another schema (schema=NAME in the URL). Nothing was changed.")
+            }
+            guard !isReadOnly else {
+                throw StrataError(
+                    .storeNotWritable, "There is no store in \(location) to open read-only. Open it for writing once to create it.")
+            }
+            let identifier = UUID().uuidString
+            try session.query("CREATE SCHEMA IF NOT EXISTS \(quoted(configuration.schemaName))")
+            for statement in layout.creationStatements + PostgresFunctions.creationStatements {
+                try session.query(statement)
+            }
+            var metadata: [(String, Data)] = [
+                ("identifier", Data(identifier.utf8)), ("schema", schema.serializedRepresentation()),
+                ("versionHash", Data(schema.versionHash.utf8)), ("format", Data(PostgresLayout.format.utf8)),
+            ]
+            if history { metadata.append(("history", Data("1".utf8))) }
+            for (key, value) in metadata {
+                var bindings = PostgresBindings()
+                bindings.append(string: key)
+                bindings.append(value: .data(value))
+                try session.query("INSERT INTO \(quoted(PostgresLayout.metadataTable)) (key, value) VALUES ($1, $2)", bindings)
+            }
+            return (identifier, history)
+        }
+    }
+
+    /// Checks a store that exists: its format and the schema it was written with.
+    private static func checkExisting(
+        _ session: PostgresSession, location: String, schema: Schema, layout: PostgresLayout, history: Bool, isReadOnly: Bool
+    ) throws -> (identifier: String, history: Bool) {
+        var metadata: [String: Data] = [:]
+        for row in try session.query("SELECT key, value FROM \(quoted(PostgresLayout.metadataTable))").rows {
+            let cells = Array(row)
+            guard cells.count == 2, let key = PostgresValueCoding.string(cells[0]), let value = PostgresValueCoding.data(cells[1])
+            else { continue }
+            metadata[key] = value
+        }
+        guard let identifier = metadata["identifier"].map({ String(decoding: $0, as: UTF8.self) }), let schemaData = metadata["schema"]
+        else {
+            throw StrataError(.corruptStore, "The metadata of the store in \(location) is incomplete. Nothing was changed.")
+        }
+        let format = metadata["format"].map { String(decoding: $0, as: UTF8.self) } ?? ""
+        guard format == PostgresLayout.format else {
+            throw StrataError(
+                .incompatibleSchema,
+                "The store in \(location) has storage format '\(format)', which this version of Strata cannot read (it reads \(PostgresLayout.format)). Nothing was changed.")
+        }
+        if metadata["versionHash"] != Data(schema.versionHash.utf8) {
+            let stored: Schema
+            do {
+                stored = try Schema(serializedRepresentation: schemaData)
+            } catch {
+                throw StrataError(.corruptStore, "The schema recorded in the store in \(location) cannot be read.", underlyingError: error)
+            }
+            if stored.versionHash != schema.versionHash {
+                let difference = schema.difference(from: stored)
+                throw StrataError(
+                    .incompatibleSchema,
+                    "The store in \(location) was written with another schema: \(difference.changes.map(\.description).joined(separator: "; ")). Migrate the store or open it with the schema it was written with. Nothing was changed.",
+                    details: difference.changes.map { StrataError(.incompatibleSchema, $0.description) })
+            }
+        }
+        var recordsHistory = metadata["history"] != nil
+        if history && !recordsHistory && !isReadOnly {
+            var bindings = PostgresBindings()
+            bindings.append(string: "history")
+            bindings.append(value: .data(Data("1".utf8)))
+            try session.query("INSERT INTO \(quoted(PostgresLayout.metadataTable)) (key, value) VALUES ($1, $2)", bindings)
+            recordsHistory = true
+        }
+        return (identifier, recordsHistory)
+    }
+
+    /// The schema a store was written with, read without writing: what migrations and tools
+    /// use to open a store without the app's classes.
+    ///
+    /// - Returns: `nil` when the PostgreSQL schema holds no store.
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` when the schema holds
+    ///   tables of something else, or the connection errors.
+    public static func recordedSchema(configuration: PostgresConfiguration, logger: Logger? = nil) throws -> Schema? {
+        let logger = logger ?? Logger(label: "strata.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let pool = try PostgresConnectionPool(
+            configuration: configuration, logger: logger,
+            sessionSetup: ["SET search_path TO \(quoted(configuration.schemaName))", "SET default_transaction_read_only = on"])
+        defer { pool.close() }
+        return try pool.withConnection { session in
+            var names = PostgresBindings()
+            names.append(string: configuration.schemaName)
+            let tables = try session.query(
+                "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
+                names
+            ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.string) }
+            guard tables.contains(PostgresLayout.metadataTable) else {
+                if tables.isEmpty { return nil }
+                throw StrataError(
+                    .notAStore, "The schema \(configuration.schemaName) of \(configuration) holds tables that are not a Strata store.")
+            }
+            let rows = try session.query("SELECT value FROM \(quoted(PostgresLayout.metadataTable)) WHERE key = 'schema'").rows
+            guard let data = rows.first.flatMap({ $0.first.flatMap(PostgresValueCoding.data) }) else {
+                throw StrataError(.corruptStore, "The store in \(configuration) records no schema.")
+            }
+            do {
+                return try Schema(serializedRepresentation: data)
+            } catch {
+                throw StrataError(.corruptStore, "The schema recorded in \(configuration) cannot be read.", underlyingError: error)
+            }
+        }
+    }
+}

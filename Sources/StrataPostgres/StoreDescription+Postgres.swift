@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import Strata
+
+/// Opens PostgreSQL stores for containers: what ``Strata/StoreDescription/postgres(_:configuration:persistentHistoryTracking:logger:)``
+/// puts in a description.
+///
+/// Two providers are equal when they name the same server, database and schema: the same store.
+public struct PostgresStoreProvider: PersistentStoreProvider {
+    /// Where the store lives and how to reach it.
+    public var configuration: PostgresConfiguration
+    /// Where the store logs; nothing by default.
+    public var logger: Logger?
+
+    /// A provider for the store in `configuration`'s database and schema.
+    public init(configuration: PostgresConfiguration, logger: Logger? = nil) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func makeStore(schema: Schema, description: StoreDescription) throws -> any PersistentStore {
+        try PostgresStore(
+            configuration: configuration, schema: schema, isReadOnly: description.isReadOnly,
+            persistentHistoryTracking: description.isPersistentHistoryTrackingEnabled, logger: logger)
+    }
+
+    public func recordedSchema() throws -> Schema? {
+        try PostgresStore.recordedSchema(configuration: configuration, logger: logger)
+    }
+
+    /// The store's location, without the password.
+    public var description: String { configuration.description }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.configuration.host == rhs.configuration.host && lhs.configuration.port == rhs.configuration.port
+            && lhs.configuration.database == rhs.configuration.database
+            && lhs.configuration.schemaName == rhs.configuration.schemaName
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(configuration.host)
+        hasher.combine(configuration.port)
+        hasher.combine(configuration.database)
+        hasher.combine(configuration.schemaName)
+    }
+}
+
+extension StoreDescription {
+    /// A PostgreSQL store, from a configuration.
+    ///
+    /// ```swift
+    /// let container = try PersistentContainer(
+    ///     name: "Movies", schema: schema,
+    ///     storeDescriptions: [.postgres(try PostgresConfiguration(url: "postgres://app:secret@db/movies"))])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: The server, database, schema, TLS and pool.
+    ///   - storeConfiguration: The model configuration whose entities the store holds; `nil`
+    ///     for every entity.
+    ///   - persistentHistoryTracking: Whether the store records persistent history.
+    ///   - logger: Where the store logs connection events, conflicts and slow statements.
+    public static func postgres(
+        _ configuration: PostgresConfiguration, configuration storeConfiguration: String? = nil,
+        persistentHistoryTracking: Bool = false, logger: Logger? = nil
+    ) -> StoreDescription {
+        StoreDescription(
+            kind: .custom(PostgresStoreProvider(configuration: configuration, logger: logger)),
+            configuration: storeConfiguration, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
+    }
+
+    /// A PostgreSQL store, from a connection URL (see ``PostgresConfiguration/init(url:)``).
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidConfiguration`` for a bad URL.
+    public static func postgres(
+        url: String, configuration storeConfiguration: String? = nil, persistentHistoryTracking: Bool = false,
+        logger: Logger? = nil
+    ) throws -> StoreDescription {
+        .postgres(
+            try PostgresConfiguration(url: url), configuration: storeConfiguration,
+            persistentHistoryTracking: persistentHistoryTracking, logger: logger)
+    }
+}

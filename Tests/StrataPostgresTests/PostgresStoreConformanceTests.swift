@@ -1,0 +1,45 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+@testable import StrataPostgres
+
+/// The store conformance suite, run against PostgreSQL: the same checks as for SQLite.
+@Suite struct PostgresStoreConformanceTests {
+    @Test(arguments: StoreConformanceSuite.Check.allCases)
+    func conforms(check: StoreConformanceSuite.Check) throws {
+        // Each container the suite asks for gets a store of its own, as SQLite's get a file each.
+        let databases = Databases()
+        let suite = StoreConformanceSuite { types, options in
+            let database = try databases.make()
+            return try PersistentContainer(
+                name: "Conformance", entities: types,
+                storeDescriptions: [database.description(persistentHistoryTracking: options.persistentHistoryTracking)])
+        }
+        try suite.run(check)
+    }
+}
+
+/// The schemas a test made, dropped when the test ends.
+final class Databases: Sendable {
+    private let made = LockedDatabases()
+
+    func make() throws -> PostgresTestDatabase {
+        let database = try PostgresTestDatabase()
+        made.append(database)
+        return database
+    }
+}
+
+/// `@unchecked Sendable`: the array is read and written only under `lock`.
+private final class LockedDatabases: @unchecked Sendable {
+    private let lock = NSLock()
+    private var databases: [PostgresTestDatabase] = []
+
+    func append(_ database: PostgresTestDatabase) {
+        lock.lock()
+        databases.append(database)
+        lock.unlock()
+    }
+}

@@ -23,7 +23,7 @@ enum PostgresFunctions {
     static let version = "fold-1"
 
     /// The statements that create the functions (in the current schema).
-    static var creationStatements: [String] { tables.statements }
+    static var creationStatements: [String] { tables.statements + PostgresUpdateCompiler.functionStatements }
 
     private static let tables = FoldingTables()
 

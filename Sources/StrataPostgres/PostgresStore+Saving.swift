@@ -31,32 +31,59 @@ extension PostgresStore {
     /// its reads see the state the save writes over and no writer (on any server) commits in
     /// between; then applies the change set in the same transaction.
     public func save(preparedBy prepare: () throws -> StoreChangeSet) throws -> StoreSaveResult {
-        try checkWritable()
-        try checkNotPreparing()
-        let (changes, result, timestamp) = try pool.withConnection { session in
-            try session.transaction {
-                var lock = PostgresBindings()
-                lock.append(integer: writeLockKey)
-                try session.query("SELECT pg_advisory_xact_lock($1)", lock)
-                let changes = try Self.$preparingSave.withValue(PreparingSave(store: ObjectIdentifier(self), session: session)) {
-                    try prepare()
-                }
-                let timestamp = Date()
-                guard !changes.isEmpty else { return (changes, StoreSaveResult(), timestamp) }
-                var writer = PostgresChangeWriter(store: self, session: session)
-                try writer.apply(changes)
-                return (changes, writer.result, timestamp)
+        let (changes, result, timestamp, token) = try writeTransaction { session, recordsHistory in
+            let changes = try Self.$preparingSave.withValue(PreparingSave(store: ObjectIdentifier(self), session: session)) {
+                try prepare()
             }
+            let timestamp = Date()
+            guard !changes.isEmpty else { return (changes, StoreSaveResult(), timestamp, HistoryToken?.none) }
+            var writer = PostgresChangeWriter(store: self, session: session)
+            if recordsHistory { try writer.keepTombstones(of: changes.deletes.map(\.objectID)) }
+            try writer.apply(changes)
+            var token: HistoryToken?
+            if recordsHistory {
+                let number = try writer.recordHistory(of: changes, timestamp: timestamp)
+                token = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
+            }
+            return (changes, writer.result, timestamp, token)
         }
         guard !changes.isEmpty else { return result }
         let inserted = changes.inserts.compactMap { result.permanentIDs[$0.objectID] }
         var commit = StoreCommit(
             storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: changes.updates.map(\.objectID),
             deletedObjectIDs: changes.deletes.map(\.objectID), author: changes.author, contextName: changes.contextName,
-            timestamp: timestamp)
+            timestamp: timestamp, historyToken: token)
         commit.origin = changes.origin
         commitObservers.notify(commit)
         return result
+    }
+
+    /// Runs `body` in a write transaction holding the schema's write lock: no writer on any
+    /// server commits between its reads and its writes. `body` learns whether the store records
+    /// history (asked inside the transaction: another server may have turned it on).
+    func writeTransaction<T>(_ body: (PostgresSession, Bool) throws -> T) throws -> T {
+        try checkWritable()
+        try checkNotPreparing()
+        return try pool.withConnection { session in
+            var lock = PostgresBindings()
+            lock.append(integer: writeLockKey)
+            // One round trip: begin, lock, and look whether history is on.
+            let opened = try session.pipeline([
+                ("BEGIN", PostgresBindings()), ("SELECT pg_advisory_xact_lock($1)", lock),
+                ("SELECT 1 FROM \(quoted(PostgresLayout.metadataTable)) WHERE key = '\(Self.historyMetadataKey)'", PostgresBindings()),
+            ])
+            let recordsHistory = isPersistentHistoryTrackingEnabled || !(opened.last?.rows.isEmpty ?? true)
+            if recordsHistory { historyTracking.withLock { $0 = true } }
+            let result: T
+            do {
+                result = try body(session, recordsHistory)
+            } catch {
+                if !session.isBroken { _ = try? session.query("ROLLBACK") }
+                throw error
+            }
+            try session.query("COMMIT")
+            return result
+        }
     }
 }
 
@@ -82,6 +109,54 @@ struct PostgresChangeWriter {
                 entityName: objectID.entityName, objectID: objectID)
         }
         return assigned
+    }
+
+    /// The history entries of this save, when the store records history.
+    var history = PostgresHistoryRecorder()
+
+    /// Reads the values deleted objects keep in history, before their rows go.
+    mutating func keepTombstones(of objectIDs: [ObjectID]) throws {
+        for (entityName, ids) in Dictionary(grouping: objectIDs, by: \.entityName) {
+            guard let entity = store.schema.entity(named: entityName), entity.attributes.contains(where: \.preservesValueOnDeletion)
+            else { continue }
+            try history.keepTombstones(of: entity, keys: ids.compactMap(\.primaryKey), store: store, session: session)
+        }
+    }
+
+    /// Writes the history of a change set just applied.
+    ///
+    /// - Returns: The transaction's number.
+    func recordHistory(of changes: StoreChangeSet, timestamp: Date) throws -> Int64 {
+        var properties: [ObjectID: Set<String>] = [:]
+        var order: [ObjectID] = []
+        for update in changes.updates {
+            guard let entity = store.schema.entity(named: update.objectID.entityName) else { continue }
+            var names = Set<String>()
+            for number in update.attributes.keys where number < entity.attributes.count { names.insert(entity.attributes[number].name) }
+            for number in update.toOne.keys where number < entity.relationships.count { names.insert(entity.relationships[number].name) }
+            if properties[update.objectID] == nil { order.append(update.objectID) }
+            properties[update.objectID, default: []].formUnion(names)
+        }
+        for change in changes.toManyUpdates where !change.objectID.isTemporaryID {
+            guard let entity = store.schema.entity(named: change.objectID.entityName),
+                change.relationshipNumber < entity.relationships.count
+            else { continue }
+            if properties[change.objectID] == nil { order.append(change.objectID) }
+            properties[change.objectID, default: []].insert(entity.relationships[change.relationshipNumber].name)
+        }
+        var inserted: [(entity: String, keys: [Int64])] = []
+        for insert in changes.inserts {
+            guard let permanent = result.permanentIDs[insert.objectID], let key = permanent.primaryKey else { continue }
+            if inserted.last?.entity == permanent.entityName {
+                inserted[inserted.count - 1].keys.append(key)
+            } else {
+                inserted.append((permanent.entityName, [key]))
+            }
+        }
+        return try history.write(
+            deleted: changes.deletes.map { ($0.objectID.entityName, $0.objectID.primaryKey ?? 0) },
+            updated: order.map { ($0.entityName, $0.primaryKey ?? 0, (properties[$0] ?? []).sorted().joined(separator: ",")) },
+            inserted: inserted, author: changes.author, contextName: changes.contextName, timestamp: timestamp, session: session)
     }
 
     mutating func apply(_ changes: StoreChangeSet) throws {

@@ -213,7 +213,9 @@ extension PostgresStore {
             }
             let identifier = UUID().uuidString
             try session.query("CREATE SCHEMA IF NOT EXISTS \(quoted(configuration.schemaName))")
-            for statement in layout.creationStatements + PostgresFunctions.creationStatements {
+            for statement in layout.creationStatements + PostgresFunctions.creationStatements
+                + (history ? PostgresStore.historyCreationStatements : [])
+            {
                 try session.query(statement)
             }
             var metadata: [(String, Data)] = [
@@ -269,6 +271,7 @@ extension PostgresStore {
         }
         var recordsHistory = metadata["history"] != nil
         if history && !recordsHistory && !isReadOnly {
+            for statement in PostgresStore.historyCreationStatements { try session.query(statement) }
             var bindings = PostgresBindings()
             bindings.append(string: "history")
             bindings.append(value: .data(Data("1".utf8)))

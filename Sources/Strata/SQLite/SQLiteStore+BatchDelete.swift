@@ -57,12 +57,7 @@ extension SQLiteStore {
 private struct BatchDeletion {
     let store: SQLiteStore
     let db: Database
-    /// Rows to delete, by entity, in the order found.
-    var rows: [String: [Int64]] = [:]
-    var entityOrder: [String] = []
-    var marked: Set<RowReference> = []
-    /// Rows whose reference to a deleted row is cleared: the relationship to clear on them.
-    var nullifications: [(relationship: RelationshipDescription, owner: Entity, rows: [RowReference])] = []
+    var plan = BatchDeletionPlan()
 
     init(store: SQLiteStore, db: Database) {
         self.store = store
@@ -71,47 +66,10 @@ private struct BatchDeletion {
 
     /// Marks rows for deletion and follows their delete rules.
     mutating func delete(_ selected: [RowReference]) throws {
-        var denials: [(entity: String, relationship: String, related: [RowReference])] = []
-        var pending = selected.filter { marked.insert($0).inserted }
-        while !pending.isEmpty {
-            let batch = pending
-            pending = []
-            var byEntity: [String: [Int64]] = [:]
-            for row in batch {
-                if rows[row.entity] == nil { entityOrder.append(row.entity) }
-                rows[row.entity, default: []].append(row.key)
-                byEntity[row.entity, default: []].append(row.key)
-            }
-            for (entityName, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
-                guard let entity = store.schema.entity(named: entityName) else { continue }
-                for (number, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
-                    let related = try relatedRows(of: entity, number: number, keys: keys)
-                    let survivors = related.filter { !marked.contains($0) }
-                    switch relationship.deleteRule {
-                    case .deny:
-                        // Decided once every cascade is known: a related object that a cascade
-                        // deletes too does not deny.
-                        if !survivors.isEmpty { denials.append((entityName, relationship.name, survivors)) }
-                    case .cascade:
-                        for row in survivors where marked.insert(row).inserted { pending.append(row) }
-                    case .nullify:
-                        if !survivors.isEmpty { nullifications.append((relationship, entity, survivors)) }
-                    case .noAction:
-                        break
-                    }
-                }
-            }
+        let this = self
+        try plan.delete(selected, schema: store.schema) { entity, number, keys in
+            try this.relatedRows(of: entity, number: number, keys: keys)
         }
-        for (entityName, relationship, related) in denials {
-            if let first = related.first(where: { !marked.contains($0) }) {
-                throw StrataError(
-                    .deleteDenied,
-                    "Deleting \(entityName) objects is denied while their \(relationship) holds objects (\(first.entity) \(first.key)). Nothing was deleted.",
-                    entityName: entityName, propertyName: relationship)
-            }
-        }
-        // Rows a later cascade deletes are not cleared, only deleted.
-        nullifications = nullifications.map { ($0.relationship, $0.owner, $0.rows.filter { !marked.contains($0) }) }
     }
 
     /// The rows one relationship of `keys` (rows of `entity`) holds.
@@ -154,21 +112,12 @@ private struct BatchDeletion {
     /// Writes the deletion: clears references, removes join rows, keeps tombstones, deletes.
     mutating func apply() throws -> SQLiteStore.BatchChanges {
         var changes = SQLiteStore.BatchChanges()
-        var updated: [RowReference: Set<String>] = [:]
-        var updateOrder: [RowReference] = []
-        func touch(_ row: RowReference, _ property: String) {
-            guard !marked.contains(row) else { return }
-            if updated[row] == nil { updateOrder.append(row) }
-            updated[row, default: []].insert(property)
-        }
-        for (relationship, _, survivors) in nullifications {
-            guard let inverseName = relationship.inverseName else { continue }
-            for row in survivors { touch(row, inverseName) }
+        for (relationship, _, survivors) in plan.nullifications {
             try clearInverse(of: relationship, on: survivors)
         }
         // Tombstones, join rows and rows, per entity.
-        for entityName in entityOrder {
-            guard let keys = rows[entityName], let entity = store.schema.entity(named: entityName),
+        for entityName in plan.entityOrder {
+            guard let keys = plan.rows[entityName], let entity = store.schema.entity(named: entityName),
                 let layout = store.layout.entities[entityName]
             else { continue }
             let list = SQLiteStore.keyList(keys)
@@ -185,7 +134,7 @@ private struct BatchDeletion {
                 arguments: [list])
             changes.deleted += keys.map { RowReference(entity: entityName, key: $0) }
         }
-        changes.updated = updateOrder.map { ($0, (updated[$0] ?? []).sorted()) }
+        changes.updated = plan.updatedRows
         return changes
     }
 

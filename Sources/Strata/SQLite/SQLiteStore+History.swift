@@ -552,8 +552,3 @@ struct HistoryChangeRow {
     var properties: String?
 }
 
-/// A row of an entity, by key.
-struct RowReference: Hashable {
-    var entity: String
-    var key: Int64
-}

@@ -36,7 +36,7 @@ public final class Entity: Sendable, CustomStringConvertible {
     // Precomputed for the per-object paths (creating, validating and loading objects), so they
     // do not walk the attribute descriptions for every object.
     /// The default value of each attribute, by attribute number.
-    let defaultValues: [AttributeValue]
+    package let defaultValues: [AttributeValue]
     /// The hash of ``name`` that object IDs of the entity carry (`ObjectID.entityNameHash`).
     package let nameHash: UInt64
     /// Whether each relationship, by relationship number, is to-many.

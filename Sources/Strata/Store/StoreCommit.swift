@@ -94,7 +94,7 @@ enum InsertedObjects: Sendable {
 
 extension StoreCommit {
     /// Creates the commit of a batch insert of one entity's rows, keeping their keys only.
-    init(
+    package init(
         storeIdentifier: String, insertedEntityName: String, entityNameHash: UInt64, insertedKeys: [Int64],
         updatedObjectIDs: [ObjectID], author: String?, contextName: String?, timestamp: Date, historyToken: HistoryToken?
     ) {

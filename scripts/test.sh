@@ -29,6 +29,14 @@ fi
 # Layers depend only downward (DESIGN.md); fails fast, before the build, when one does not.
 python3 scripts/check-layers.py
 
+# A private PostgreSQL server for the PostgreSQL store's tests (installed from Debian when
+# missing), on loopback, stopped at the end. If it cannot start, the run fails here: the
+# PostgreSQL tests are never skipped.
+postgres_dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-postgres.XXXXXX")
+trap 'scripts/postgres.sh stop "$postgres_dir"' EXIT
+STRATA_POSTGRES_URL=$(scripts/postgres.sh start "$postgres_dir")
+export STRATA_POSTGRES_URL
+
 swift build --build-tests
 swift test --skip-build "$@"
 Benchmarks/run.sh --quick

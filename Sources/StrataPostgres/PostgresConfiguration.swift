@@ -214,8 +214,4 @@ extension StrataError.Code {
     public static let connectionLost = Self(rawValue: "connectionLost")
     /// Every connection of the pool stayed busy for the configured acquire timeout.
     public static let poolExhausted = Self(rawValue: "poolExhausted")
-    /// A predicate uses something this store cannot evaluate exactly as the other stores do
-    /// (a regular expression feature PostgreSQL's engine does not share, say). The store
-    /// refuses rather than give a different answer.
-    public static let unsupportedPredicate = Self(rawValue: "unsupportedPredicate")
 }

@@ -21,7 +21,7 @@ import Strata
 final class PostgresConnectionPool: Sendable {
     let configuration: PostgresConfiguration
     let logger: Logger
-    private let connectionConfiguration: PostgresConnection.Configuration
+    let connectionConfiguration: PostgresConnection.Configuration
     private let eventLoopGroup: any EventLoopGroup
     /// Statements every new connection runs first (`SET search_path`, …).
     private let sessionSetup: [String]

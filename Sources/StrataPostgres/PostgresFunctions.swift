@@ -9,9 +9,9 @@ import Strata
 ///
 /// - `[c]` maps each Unicode scalar to its case folding (a table of about 1,500 scalars, some
 ///   to several: "ß" to "ss"), then composes (NFC);
-/// - `[d]` decomposes (NFD) and removes the marks Foundation removes: every mark that follows a
-///   base character below U+0510 (Latin, Greek, Cyrillic…), and the marks below U+0510 after
-///   any base; then composes;
+/// - `[d]` replaces each precomposed character whose base is below U+0510 (Latin, Greek,
+///   Cyrillic…) by its base, removes the marks Foundation removes — every mark that follows
+///   such a base, and the marks below U+0510 after any character — then composes;
 /// - `[cd]` removes the marks, then maps the cases.
 ///
 /// ASCII text takes a fast path (`lower` under the C collation). The tests compare the server's
@@ -23,7 +23,40 @@ enum PostgresFunctions {
     static let version = "fold-1"
 
     /// The statements that create the functions (in the current schema).
-    static var creationStatements: [String] { tables.statements + PostgresUpdateCompiler.functionStatements }
+    static var creationStatements: [String] {
+        tables.statements + PostgresUpdateCompiler.functionStatements + exactArithmeticStatements
+    }
+
+    /// Exact arithmetic on doubles, as Swift's `DoubleSum` and `IntegerSum` do it: every finite
+    /// double is an exact `numeric` (its mantissa times a power of two, from tables of exact
+    /// powers made by repeated multiplication: PostgreSQL's own `^` rounds large powers), sums
+    /// of them are exact, and `strata_double` rounds the result once, to nearest, with
+    /// infinities beyond the largest double and `NULL` for NaN.
+    static let exactArithmeticStatements = [
+        "CREATE TABLE \"_strata_pow2\" (n integer PRIMARY KEY, v numeric NOT NULL)",
+        "INSERT INTO \"_strata_pow2\" WITH RECURSIVE p(n, v) AS (SELECT 0, 1::numeric UNION ALL SELECT n + 1, v * 2 FROM p WHERE n < 1024) SELECT n, v FROM p",
+        "CREATE TABLE \"_strata_pow5\" (n integer PRIMARY KEY, v numeric NOT NULL)",
+        "INSERT INTO \"_strata_pow5\" WITH RECURSIVE p(n, v) AS (SELECT 0, 1::numeric UNION ALL SELECT n + 1, v * 5 FROM p WHERE n < 1075) SELECT n, v FROM p",
+        """
+        CREATE FUNCTION strata_exact(x float8) RETURNS numeric LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE AS $strata$ \
+        DECLARE bits bigint; e integer; m numeric; r numeric; BEGIN \
+        IF x = 'Infinity'::float8 OR x = '-Infinity'::float8 OR x = 'NaN'::float8 THEN RETURN x::numeric; END IF; \
+        bits := ('x' || encode(float8send(x), 'hex'))::bit(64)::bigint; \
+        e := ((bits >> 52) & 2047)::integer; m := (bits & 4503599627370495)::numeric; \
+        IF e = 0 THEN e := 1; ELSE m := m + 4503599627370496; END IF; \
+        e := e - 1075; \
+        IF e >= 0 THEN r := m * (SELECT v FROM "_strata_pow2" WHERE n = e); \
+        ELSE r := m * (SELECT v FROM "_strata_pow5" WHERE n = -e) * ('1e' || e)::numeric; END IF; \
+        IF bits < 0 THEN r := -r; END IF; RETURN r; END $strata$
+        """,
+        """
+        CREATE FUNCTION strata_double(x numeric) RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $strata$ SELECT CASE \
+        WHEN x = 'NaN'::numeric THEN NULL \
+        WHEN x >= 179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792 THEN 'Infinity'::float8 \
+        WHEN x <= -179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792 THEN '-Infinity'::float8 \
+        ELSE x::float8 END $strata$
+        """,
+    ]
 
     private static let tables = FoldingTables()
 
@@ -36,6 +69,8 @@ enum PostgresFunctions {
             var marks: [UInt32] = []
             var extenders: [UInt32] = []
             var lowBases: [UInt32] = []
+            // Precomposed characters whose base is below U+0510 stand for their base.
+            var bases: [(Unicode.Scalar, Unicode.Scalar)] = []
             var scalars: [Unicode.Scalar] = []
             for value in UInt32(1)...0x10FFFF {
                 guard let scalar = Unicode.Scalar(value) else { continue }
@@ -64,11 +99,16 @@ enum PostgresFunctions {
                 if isMark { marks.append(scalar.value) }
                 if isExtender { extenders.append(scalar.value) }
                 if !isExtender && scalar.value < 0x510 { lowBases.append(scalar.value) }
+                if let first = text.decomposedStringWithCanonicalMapping.unicodeScalars.first, first != scalar, first.value < 0x510 {
+                    bases.append((scalar, first))
+                }
             }
             let lowMarks = marks.filter { $0 < 0x510 }
             let markClass = Self.bracket(marks)
+            let toBase =
+                "translate(t, '\(Self.literal(bases.map { String($0.0) }.joined()))', '\(Self.literal(bases.map { String($0.1) }.joined()))')"
             let strip =
-                "regexp_replace(regexp_replace(t, '(?<=\(Self.bracket(lowBases))\(Self.bracket(extenders))*)\(markClass)', '', 'g'), '(?<=.)\(Self.bracket(lowMarks))', '', 'g')"
+                "regexp_replace(regexp_replace(\(toBase), '(?<=\(Self.bracket(lowBases))\(Self.bracket(extenders))*)\(markClass)', '', 'g'), '(?<=.)\(Self.bracket(lowMarks))', '', 'g')"
             var casefold = "translate(t, '\(Self.literal(caseSingle.map { String($0.0) }.joined()))', '\(Self.literal(caseSingle.map { String($0.1) }.joined()))')"
             for (scalar, folded) in caseMultiple {
                 casefold = "replace(\(casefold), '\(Self.literal(String(scalar)))', '\(Self.literal(folded))')"
@@ -80,8 +120,8 @@ enum PostgresFunctions {
                 CREATE FUNCTION strata_fold(t text, options integer) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $strata$ SELECT CASE \
                 WHEN octet_length(t) = char_length(t) THEN CASE WHEN options & 1 = 1 THEN lower(t COLLATE "C") ELSE t END \
                 WHEN options = 1 THEN normalize(strata_casefold(t), NFC) \
-                WHEN options = 2 THEN normalize(strata_strip(normalize(t, NFD)), NFC) \
-                WHEN options = 3 THEN normalize(strata_casefold(strata_strip(normalize(t, NFD))), NFC) \
+                WHEN options = 2 THEN normalize(strata_strip(t), NFC) \
+                WHEN options = 3 THEN normalize(strata_casefold(strata_strip(t)), NFC) \
                 ELSE t END COLLATE "C" $strata$
                 """,
                 "COMMENT ON FUNCTION strata_fold(text, integer) IS 'Strata \(PostgresFunctions.version): [c]/[d] folding as Swift Foundation folds'",

@@ -290,19 +290,39 @@ struct PostgresQueryCompiler {
             var value = "COUNT(*)"
             if let attribute {
                 let column = column(scope: memberScope, steps: attribute.steps, number: attribute.number)
-                switch collectionOperator {
-                case .count: value = "COUNT(*)"
-                // bigint and numeric sums are exact (numeric); no rows sum to 0.
-                case .sum: value = "COALESCE(SUM(\(column)), 0)"
-                case .average: value = "AVG(\(column))"
-                case .min: value = "MIN(\(column))"
-                case .max: value = "MAX(\(column))"
-                }
+                let kind = ValueKind(attribute.type)
+                value = Self.aggregate(collectionOperator, of: column, kind: kind)
             }
             let joins = scopes[memberScope].joins.joined()
             scopes.removeLast()
             let aggregate = "(SELECT \(value)\(source)\(joins) WHERE \(condition))"
             return options.isEmpty ? aggregate : "strata_fold(\(aggregate), \(options.rawValue))"
+        }
+    }
+
+    /// A collection operator over a column, with the in-memory evaluator's meaning
+    /// (`DoubleSum`, `IntegerSum`): double sums exact and rounded once (`strata_exact`,
+    /// `strata_double`), so the same in any order and with no overflow on the way; integer sums
+    /// exact, and the nearest double when beyond `Int64`; averages from those sums; no rows sum
+    /// to 0; the extremes of Booleans are `bool_and` and `bool_or`.
+    static func aggregate(_ collectionOperator: CollectionOperator, of column: String, kind: ValueKind) -> String {
+        switch (collectionOperator, kind) {
+        case (.count, _): return "COUNT(*)"
+        case (.sum, .double):
+            return "CASE WHEN COUNT(\(column)) = 0 THEN 0 ELSE strata_double(SUM(strata_exact(\(column)))) END"
+        case (.average, .double):
+            return "(strata_double(SUM(strata_exact(\(column)))) / NULLIF(COUNT(\(column)), 0))"
+        case (.sum, .integer):
+            let sum = "COALESCE(SUM(\(column)), 0)"
+            return "CASE WHEN \(sum) BETWEEN \(Int64.min) AND \(Int64.max) THEN \(sum) ELSE strata_exact(strata_double(\(sum))) END"
+        case (.average, .integer):
+            return "(strata_double(SUM(\(column))) / NULLIF(COUNT(\(column)), 0))"
+        case (.sum, _): return "COALESCE(SUM(\(column)), 0)"
+        case (.average, _): return "AVG(\(column))"
+        case (.min, .boolean): return "bool_and(\(column))"
+        case (.max, .boolean): return "bool_or(\(column))"
+        case (.min, _): return "MIN(\(column))"
+        case (.max, _): return "MAX(\(column))"
         }
     }
 

@@ -34,6 +34,13 @@ extension PostgresStore {
                 result.historyToken = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
             }
             return (changes, result)
+        } announce: { changes, result in
+            changes.isEmpty
+                ? nil
+                : notification(
+                    inserted: changes.inserted.flatMap { run in run.keys.map { objectID(RowReference(entity: run.entity, key: $0)) } },
+                    updated: changes.updated.map { objectID($0.row) }, deleted: changes.deleted.map(objectID), author: author,
+                    contextName: contextName, transaction: result.historyToken?.transactionNumber)
         }
         var result = written
         let updated = changes.updated.map { objectID($0.row) }

@@ -257,7 +257,8 @@ extension PostgresStore {
 
     /// Runs a query on the preparing save's connection, or on one of the pool.
     func read(sql: String, _ bindings: PostgresBindings) throws -> PostgresQueryResult {
-        try withSession { session in try session.query(sql, bindings) }
+        metrics.fetches.increment()
+        return try withSession { session in try session.query(sql, bindings) }
     }
 }
 

@@ -46,6 +46,13 @@ extension PostgresStore {
                 token = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
             }
             return (changes, writer.result, timestamp, token)
+        } announce: { changes, result, _, token in
+            changes.isEmpty
+                ? nil
+                : notification(
+                    inserted: changes.inserts.compactMap { result.permanentIDs[$0.objectID] }, updated: changes.updates.map(\.objectID),
+                    deleted: changes.deletes.map(\.objectID), author: changes.author, contextName: changes.contextName,
+                    transaction: token?.transactionNumber)
         }
         guard !changes.isEmpty else { return result }
         let inserted = changes.inserts.compactMap { result.permanentIDs[$0.objectID] }
@@ -61,7 +68,9 @@ extension PostgresStore {
     /// Runs `body` in a write transaction holding the schema's write lock: no writer on any
     /// server commits between its reads and its writes. `body` learns whether the store records
     /// history (asked inside the transaction: another server may have turned it on).
-    func writeTransaction<T>(_ body: (PostgresSession, Bool) throws -> T) throws -> T {
+    func writeTransaction<T>(
+        _ body: (PostgresSession, Bool) throws -> T, announce: (T) -> (sql: String, binds: PostgresBindings)?
+    ) throws -> T {
         try checkWritable()
         try checkNotPreparing()
         return try pool.withConnection { session in
@@ -81,7 +90,18 @@ extension PostgresStore {
                 if !session.isBroken { _ = try? session.query("ROLLBACK") }
                 throw error
             }
-            try session.query("COMMIT")
+            // The notice goes with the commit, in one round trip; PostgreSQL delivers it only
+            // if the transaction commits.
+            var closing: [(sql: String, binds: PostgresBindings)] = []
+            if let notice = announce(result) { closing.append(notice) }
+            closing.append(("COMMIT", PostgresBindings()))
+            do {
+                _ = try session.pipeline(closing)
+            } catch {
+                if !session.isBroken { _ = try? session.query("ROLLBACK") }
+                throw error
+            }
+            metrics.saves.increment()
             return result
         }
     }
@@ -460,6 +480,7 @@ struct PostgresChangeWriter {
     }
 
     func lockingFailure(_ objectID: ObjectID, entity: String, deleted: Bool) -> StrataError {
+        store.metrics.conflicts.increment()
         store.logger.notice("Optimistic locking conflict", metadata: ["strata.entity": "\(entity)", "strata.objectID": "\(objectID)"])
         return StrataError(
             .optimisticLockingFailure,

@@ -13,6 +13,8 @@ extension PostgresStore {
         var resolver = PredicateResolver(schema: schema, entity: entity)
         var expressions: [String] = []
         var types: [AttributeType] = []
+        // Columns of integer sums, as text: an integer, or a Double beyond Int64's range.
+        var integerSums: Set<Int> = []
         for column in request.columns {
             switch column {
             case .property(let key):
@@ -40,29 +42,22 @@ extension PostgresStore {
                 case (.count, _):
                     expressions.append("COUNT(\(column))")
                     types.append(.integer64)
-                case (.sum, .decimal):
-                    expressions.append("COALESCE(SUM(\(column)), 0)")
-                    types.append(.decimal)
-                case (.average, .decimal):
-                    expressions.append("AVG(\(column))")
+                case (.sum, .decimal), (.average, .decimal):
+                    expressions.append(PostgresQueryCompiler.aggregate(function.collectionOperator, of: column, kind: kind))
                     types.append(.decimal)
                 case (.sum, .integer):
-                    // numeric: exact however large; a Double beyond Int64 (decoded below).
-                    expressions.append("COALESCE(SUM(\(column)), 0)")
+                    // Exact in numeric; beyond Int64's range, the nearest Double (as its text).
+                    let sum = "COALESCE(SUM(\(column)), 0)"
+                    integerSums.insert(expressions.count)
+                    expressions.append(
+                        "CASE WHEN \(sum) BETWEEN \(Int64.min) AND \(Int64.max) THEN \(sum)::text ELSE strata_double(\(sum))::text END")
                     types.append(.integer64)
-                case (.sum, _):
-                    expressions.append("COALESCE(SUM(\(column)), 0)")
-                    types.append(.double)
-                case (.average, .integer):
-                    expressions.append("(AVG(\(column)))::float8")
-                    types.append(.double)
-                case (.average, _):
-                    expressions.append("AVG(\(column))")
+                case (.sum, _), (.average, _):
+                    expressions.append(
+                        "(" + PostgresQueryCompiler.aggregate(function.collectionOperator, of: column, kind: kind == .integer ? .integer : .double) + ")::float8")
                     types.append(.double)
                 case (.min, _), (.max, _):
-                    let aggregate = function == .min ? "MIN" : "MAX"
-                    // PostgreSQL has no MIN/MAX of Booleans; false < true as integers.
-                    expressions.append(kind == .boolean ? "(\(aggregate)(\(column)::int) = 1)" : "\(aggregate)(\(column))")
+                    expressions.append(PostgresQueryCompiler.aggregate(function.collectionOperator, of: column, kind: kind))
                     types.append(target.type)
                 }
             case .aggregate(let function, nil):
@@ -116,10 +111,27 @@ extension PostgresStore {
             var values: [AttributeValue] = []
             values.reserveCapacity(types.count)
             for (index, type) in types.enumerated() {
-                values.append(PostgresValueCoding.attributeValue(cells[index], type: type))
+                if integerSums.contains(index), let text = PostgresValueCoding.string(cells[index]) {
+                    values.append(Int64(text).map { .integer($0) } ?? Double(text).map { .double($0) } ?? .null)
+                } else {
+                    values.append(PostgresValueCoding.attributeValue(cells[index], type: type))
+                }
             }
             rows.append(values)
         }
         return rows
+    }
+}
+
+extension AggregateFunction {
+    /// The collection operator that computes the same aggregate.
+    fileprivate var collectionOperator: CollectionOperator {
+        switch self {
+        case .count: .count
+        case .sum: .sum
+        case .average: .average
+        case .min: .min
+        case .max: .max
+        }
     }
 }

@@ -40,6 +40,15 @@ public final class PostgresStore: PersistentStore {
     /// The key of the advisory lock writers take: one per PostgreSQL schema.
     let writeLockKey: Int64
     let historyTracking: LockedBox<Bool>
+    /// This instance of the store, in its commit notices: its own commits come back from the
+    /// server and are not announced twice.
+    let instanceID = UUID().uuidString
+    /// Where remote commits are handed to observers, in order, off the event loops.
+    let announcements = DispatchQueue(label: "strata.postgres.commits")
+    /// The connection that listens for other servers' commits.
+    let listener: PostgresListener
+    /// Counters and timers (swift-metrics).
+    let metrics: PostgresStoreMetrics
     public var isPersistentHistoryTrackingEnabled: Bool { historyTracking.withLock { $0 } }
 
     /// Opens the store in `configuration`'s database and schema, creating its tables when the
@@ -71,7 +80,13 @@ public final class PostgresStore: PersistentStore {
         let logger = logger ?? Logger(label: "strata.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         var setup = ["SET search_path TO \(quoted(configuration.schemaName))"]
         if isReadOnly { setup.append("SET default_transaction_read_only = on") }
-        let pool = try PostgresConnectionPool(configuration: configuration, logger: logger, sessionSetup: setup)
+        let metrics = PostgresStoreMetrics(schemaName: configuration.schemaName)
+        let pool = try PostgresConnectionPool(
+            configuration: configuration, logger: logger, sessionSetup: setup,
+            onWait: { waited, acquired in
+                metrics.recordPoolWait(waited)
+                if !acquired { metrics.poolExhausted.increment() }
+            })
         let writeLockKey = Self.lockKey(forSchemaNamed: configuration.schemaName)
         let opened: (identifier: String, history: Bool)
         do {
@@ -94,6 +109,18 @@ public final class PostgresStore: PersistentStore {
         self.logger = logger
         self.writeLockKey = writeLockKey
         self.historyTracking = LockedBox(opened.history)
+        self.metrics = metrics
+        // Set up before it starts: the listener calls back into the store.
+        let receiver = WeakStore()
+        listener = PostgresListener(
+            configuration: pool.connectionConfiguration, channel: Self.channel(forSchemaNamed: configuration.schemaName), logger: logger,
+            receive: { payload in receiver.store?.receive(payload) },
+            reconnected: {
+                guard let store = receiver.store else { return }
+                store.announcements.async { store.commitObservers.notify(store.unknownRemoteCommit()) }
+            })
+        receiver.store = self
+        listener.start()
         logger.info("Opened PostgreSQL store", metadata: ["strata.store": "\(configuration)", "strata.storeIdentifier": "\(identifier)"])
     }
 
@@ -112,14 +139,17 @@ public final class PostgresStore: PersistentStore {
         commitObservers.add(observer)
     }
 
+    /// PostgreSQL stores always hear other servers' commits (`LISTEN`/`NOTIFY`): no polling.
     public func startPollingForRemoteChanges(every interval: Duration) {}
 
     public func close() throws {
+        listener.stop()
         pool.close()
         logger.info("Closed PostgreSQL store", metadata: ["strata.store": "\(configuration)"])
     }
 
     deinit {
+        listener.stop()
         pool.close()
     }
 
@@ -316,4 +346,11 @@ extension PostgresStore {
             }
         }
     }
+}
+
+/// A weak reference to a store, for the listener's callbacks.
+///
+/// `@unchecked Sendable`: `store` is set once, before the listener starts, and only read after.
+final class WeakStore: @unchecked Sendable {
+    weak var store: PostgresStore?
 }

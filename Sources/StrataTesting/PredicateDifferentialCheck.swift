@@ -76,14 +76,30 @@ public final class PredicateDifferentialCheck {
     private let container: PersistentContainer
     private let twins: ObjectContext
 
-    /// Makes the store (in a new temporary folder) and the twins.
+    /// Makes the store (an SQLite file in a new temporary folder) and the twins.
     ///
     /// - Throws: ``StrataError`` when the store cannot be created or saved.
-    public init() throws {
-        directory = try TemporaryDirectory()
+    public convenience init() throws {
+        let directory = try TemporaryDirectory()
+        try self.init(storeDescription: .sqlite(directory.file("Differential.sqlite")), directory: directory)
+    }
+
+    /// Makes the store from `storeDescription` (an empty store of any kind: PostgreSQL, say)
+    /// and the twins, so that the same predicates run against that store.
+    ///
+    /// ```swift
+    /// let check = try PredicateDifferentialCheck(storeDescription: .postgres(configuration))
+    /// ```
+    ///
+    /// - Throws: ``StrataError`` when the store cannot be created or saved.
+    public convenience init(storeDescription: StoreDescription) throws {
+        try self.init(storeDescription: storeDescription, directory: TemporaryDirectory())
+    }
+
+    private init(storeDescription: StoreDescription, directory: TemporaryDirectory) throws {
+        self.directory = directory
         container = try PersistentContainer(
-            name: "Differential", entities: DifferentialModel.types,
-            storeDescriptions: [.sqlite(directory.file("Differential.sqlite"))])
+            name: "Differential", entities: DifferentialModel.types, storeDescriptions: [storeDescription])
         let context = container.newBackgroundContext()
         DifferentialModel.populate(context)
         try context.save()

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTesting
 import Testing
 
 @testable import Strata

@@ -1,0 +1,222 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Strata
+
+/// Commits announced across servers: every write transaction sends a `NOTIFY` on the store's
+/// channel inside the transaction (PostgreSQL delivers it when, and only if, the transaction
+/// commits), and every open store `LISTEN`s on a connection of its own. A notification from
+/// another store instance becomes a remote ``StoreCommit`` for the store's commit observers:
+/// containers merge it into their contexts, live queries and fetched results controllers
+/// fetch again, the history tracker reads the new transactions.
+///
+/// The payload names the changed objects when they fit in PostgreSQL's 8000-byte limit; a
+/// larger commit is announced by its history token (read back from the history) or as a
+/// change of unknown objects. After the listening connection is lost and comes back, one
+/// commit of unknown objects stands for whatever was missed.
+extension PostgresStore {
+    /// The channel of a PostgreSQL schema's store.
+    static func channel(forSchemaNamed name: String) -> String { "strata." + name }
+
+    /// The payload of a commit's notification: JSON, small enough for `NOTIFY`.
+    struct CommitNotice: Codable {
+        /// The store instance that committed (its own commits are not announced again).
+        var origin: String
+        /// Seconds since 1970 when the transaction wrote the notice, for the delivery latency.
+        var sent: Double
+        var author: String?
+        var context: String?
+        /// The history transaction, when the store records history.
+        var transaction: Int64?
+        /// Keys by entity name; `nil` when they did not fit.
+        var inserted: [String: [Int64]]?
+        var updated: [String: [Int64]]?
+        var deleted: [String: [Int64]]?
+    }
+
+    /// PostgreSQL refuses payloads of 8000 bytes or more.
+    static let maximumPayload = 7_900
+
+    /// The `pg_notify` statement announcing a commit, to run inside its transaction.
+    func notification(
+        inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID], author: String?, contextName: String?, transaction: Int64?
+    ) -> (sql: String, binds: PostgresBindings) {
+        func keys(_ ids: [ObjectID]) -> [String: [Int64]] {
+            var result: [String: [Int64]] = [:]
+            for id in ids { if let key = id.primaryKey { result[id.entityName, default: []].append(key) } }
+            return result
+        }
+        var notice = CommitNotice(
+            origin: instanceID, sent: Date().timeIntervalSince1970, author: author, context: contextName, transaction: transaction,
+            inserted: keys(inserted), updated: keys(updated), deleted: keys(deleted))
+        var payload = (try? JSONEncoder().encode(notice)) ?? Data()
+        if payload.count > Self.maximumPayload {
+            notice.inserted = nil
+            notice.updated = nil
+            notice.deleted = nil
+            notice.author = author.map { String($0.prefix(1_000)) }
+            notice.context = contextName.map { String($0.prefix(1_000)) }
+            payload = (try? JSONEncoder().encode(notice)) ?? Data()
+        }
+        var bindings = PostgresBindings()
+        bindings.append(string: Self.channel(forSchemaNamed: configuration.schemaName))
+        bindings.append(string: String(decoding: payload, as: UTF8.self))
+        return ("SELECT pg_notify($1, $2)", bindings)
+    }
+
+    /// Turns a notification into a remote commit for the observers, off the event loop.
+    func receive(_ payload: String) {
+        guard let notice = try? JSONDecoder().decode(CommitNotice.self, from: Data(payload.utf8)), notice.origin != instanceID
+        else { return }
+        let latency = Date().timeIntervalSince1970 - notice.sent
+        metrics.recordNotificationLatency(seconds: latency)
+        announcements.async { [weak self] in
+            guard let self else { return }
+            let commit: StoreCommit
+            if let inserted = notice.inserted, let updated = notice.updated, let deleted = notice.deleted {
+                func ids(_ keys: [String: [Int64]]) -> [ObjectID] {
+                    keys.sorted { $0.key < $1.key }.flatMap { entity, keys in
+                        keys.map { ObjectID(entityName: entity, entityNameHash: self.schema.entity(named: entity)?.nameHash, storeIdentifier: self.identifier, primaryKey: $0) }
+                    }
+                }
+                commit = StoreCommit(
+                    storeIdentifier: identifier, insertedObjectIDs: ids(inserted), updatedObjectIDs: ids(updated),
+                    deletedObjectIDs: ids(deleted), author: notice.author, contextName: notice.context,
+                    timestamp: Date(timeIntervalSince1970: notice.sent), isRemote: true,
+                    historyToken: notice.transaction.map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) })
+            } else if let number = notice.transaction, isPersistentHistoryTrackingEnabled,
+                let transaction = try? fetchHistory(
+                    HistoryFetchRequest(after: HistoryToken(storeIdentifier: identifier, transactionNumber: number - 1))
+                ).first(where: { $0.transactionNumber == number })
+            {
+                var inserted: [ObjectID] = []
+                var updated: [ObjectID] = []
+                var deleted: [ObjectID] = []
+                for change in transaction.changes ?? [] {
+                    switch change.changeType {
+                    case .insert: inserted.append(change.changedObjectID)
+                    case .update: updated.append(change.changedObjectID)
+                    case .delete: deleted.append(change.changedObjectID)
+                    }
+                }
+                commit = StoreCommit(
+                    storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: updated, deletedObjectIDs: deleted,
+                    author: transaction.author, contextName: transaction.contextName, timestamp: transaction.timestamp,
+                    isRemote: true, historyToken: transaction.token)
+            } else {
+                commit = unknownRemoteCommit()
+            }
+            commitObservers.notify(commit)
+        }
+    }
+
+    /// A remote commit of objects nobody knows: what was missed while not listening.
+    func unknownRemoteCommit() -> StoreCommit {
+        StoreCommit(
+            storeIdentifier: identifier, insertedObjectIDs: [], updatedObjectIDs: [], deletedObjectIDs: [], author: nil,
+            contextName: nil, isRemote: true)
+    }
+}
+
+/// The connection a store listens on, reconnecting when it is lost.
+///
+/// `@unchecked Sendable`: its mutable state is read and written only under `lock`.
+final class PostgresListener: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: PostgresConnection?
+    private var isStopped = false
+    private var attempts = 0
+    private let configuration: PostgresConnection.Configuration
+    private let channel: String
+    private let logger: Logger
+    private let receive: @Sendable (String) -> Void
+    private let reconnected: @Sendable () -> Void
+    private let eventLoop: any EventLoop
+
+    init(
+        configuration: PostgresConnection.Configuration, channel: String, logger: Logger,
+        receive: @escaping @Sendable (String) -> Void, reconnected: @escaping @Sendable () -> Void
+    ) {
+        self.configuration = configuration
+        self.channel = channel
+        self.logger = logger
+        self.receive = receive
+        self.reconnected = reconnected
+        self.eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    }
+
+    /// Connects and listens; returns once `LISTEN` is in place (or failed: then it retries in
+    /// the background).
+    func start() {
+        let done = connect(isReconnection: false)
+        _ = try? done.wait()
+    }
+
+    private func connect(isReconnection: Bool) -> EventLoopFuture<Void> {
+        let channel = self.channel
+        let receive = self.receive
+        return PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 0, logger: logger)
+            .flatMap { connection -> EventLoopFuture<Void> in
+                self.lock.lock()
+                let stopped = self.isStopped
+                if !stopped {
+                    self.connection = connection
+                    self.attempts = 0
+                }
+                self.lock.unlock()
+                if stopped {
+                    let closing: EventLoopFuture<Void> = connection.close()
+                    return closing
+                }
+                connection.addListener(channel: channel) { _, notification in receive(notification.payload) }
+                connection.closeFuture.whenComplete { _ in self.connectionClosed(connection) }
+                let escaped = "\"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(escaped)"), logger: self.logger).map { _ in
+                    if isReconnection { self.reconnected() }
+                }
+            }
+            .flatMapError { error in
+                self.logger.warning("Could not listen for other servers' commits; retrying", metadata: ["error": "\(PostgresErrors.summary(error))"])
+                self.scheduleReconnect()
+                return self.eventLoop.makeSucceededVoidFuture()
+            }
+    }
+
+    private func connectionClosed(_ closed: PostgresConnection) {
+        lock.lock()
+        let current = connection === closed
+        if current { connection = nil }
+        let stopped = isStopped
+        lock.unlock()
+        guard current, !stopped else { return }
+        logger.warning("Lost the connection that listens for other servers' commits; reconnecting")
+        scheduleReconnect()
+    }
+
+    private func scheduleReconnect() {
+        lock.lock()
+        attempts += 1
+        let delay = min(2_000, 50 * (1 << min(attempts, 6)))
+        let stopped = isStopped
+        lock.unlock()
+        guard !stopped else { return }
+        eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) {
+            _ = self.connect(isReconnection: true)
+        }
+    }
+
+    /// Stops listening and closes the connection.
+    func stop() {
+        lock.lock()
+        isStopped = true
+        let connection = self.connection
+        self.connection = nil
+        lock.unlock()
+        if let connection {
+            let closing: EventLoopFuture<Void> = connection.close()
+            if MultiThreadedEventLoopGroup.currentEventLoop == nil { try? closing.wait() }
+        }
+    }
+}

@@ -155,8 +155,7 @@ final class PostgresConnectionPool: Sendable {
         defer { state.condition.unlock() }
         if broken || state.isClosed {
             state.open -= 1
-            let closing: EventLoopFuture<Void> = connection.close()
-            _ = closing
+            Self.close(connection)
         } else {
             state.idle.append(connection)
         }
@@ -181,11 +180,17 @@ final class PostgresConnectionPool: Sendable {
         do {
             for statement in sessionSetup { _ = try session.query(statement) }
         } catch {
-            let closing: EventLoopFuture<Void> = connection.close()
-            _ = closing
+            Self.close(connection)
             throw error
         }
         return connection
+    }
+
+    /// Starts closing a connection, keeping it alive until it is closed (postgres-nio checks
+    /// that a connection is closed when it goes away).
+    static func close(_ connection: PostgresConnection) {
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// Closes every idle connection and refuses new requests; connections in use close when
@@ -200,7 +205,12 @@ final class PostgresConnectionPool: Sendable {
         state.condition.unlock()
         for connection in idle {
             let closing: EventLoopFuture<Void> = connection.close()
-            try? closing.wait()
+            // Waited for, unless this is an event loop (a store released there), which must not block.
+            if MultiThreadedEventLoopGroup.currentEventLoop == nil {
+                try? closing.wait()
+            } else {
+                closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+            }
         }
     }
 }

@@ -167,8 +167,8 @@ final class PostgresListener: @unchecked Sendable {
                 }
                 self.lock.unlock()
                 if stopped {
-                    let closing: EventLoopFuture<Void> = connection.close()
-                    return closing
+                    PostgresConnectionPool.close(connection)
+                    return self.eventLoop.makeSucceededVoidFuture()
                 }
                 connection.addListener(channel: channel) { _, notification in receive(notification.payload) }
                 connection.closeFuture.whenComplete { _ in self.connectionClosed(connection) }
@@ -216,7 +216,11 @@ final class PostgresListener: @unchecked Sendable {
         lock.unlock()
         if let connection {
             let closing: EventLoopFuture<Void> = connection.close()
-            if MultiThreadedEventLoopGroup.currentEventLoop == nil { try? closing.wait() }
+            if MultiThreadedEventLoopGroup.currentEventLoop == nil {
+                try? closing.wait()
+            } else {
+                closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+            }
         }
     }
 }

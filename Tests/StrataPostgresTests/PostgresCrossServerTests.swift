@@ -1,0 +1,130 @@
+import Foundation
+import Strata
+import Testing
+
+@testable import StrataPostgres
+
+@Entity final class Note: ManagedObject {
+    @Attribute(.unique) var slug: String = ""
+    var body: String = ""
+    var count: Int64 = 0
+}
+
+/// Two containers on one database behave as two app servers: each hears the other's commits
+/// and conflicts are found across them exactly as within one process.
+@Suite struct PostgresCrossServerTests {
+    /// Waits up to `timeout` for `condition`, on this thread.
+    private func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return condition()
+    }
+
+    @Test func aSaveOnOneServerReachesTheOtherWithItsObjects() throws {
+        let database = try PostgresTestDatabase()
+        let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
+        let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
+        defer {
+            try? first.close()
+            try? second.close()
+        }
+        let received = Received()
+        let observation = second.addCommitObserver { commit in received.append(commit) }
+        defer { observation.cancel() }
+        let context = first.newBackgroundContext()
+        let note = Note(context: context)
+        note.slug = "hello"
+        let start = ContinuousClock.now
+        try context.save()
+        #expect(eventually { !received.commits.isEmpty })
+        let latency = ContinuousClock.now - start
+        let commit = try #require(received.commits.first)
+        #expect(commit.isRemote)
+        #expect(commit.insertedObjectIDs == [note.objectID])
+        #expect(latency < .milliseconds(100), "notice took \(latency)")
+        // The other server's context sees the object.
+        let other = second.newBackgroundContext()
+        #expect(try other.fetch(Note.self).map(\.slug) == ["hello"])
+    }
+
+    @Test func mergingContextsOnTheOtherServerRefreshTheirObjects() throws {
+        let database = try PostgresTestDatabase()
+        let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
+        let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
+        defer {
+            try? first.close()
+            try? second.close()
+        }
+        let writer = first.newBackgroundContext()
+        let note = Note(context: writer)
+        note.slug = "n"
+        note.body = "before"
+        try writer.save()
+        let reader = second.newBackgroundContext()
+        reader.automaticallyMergesChangesFromContainer = true
+        let seen = try #require(try reader.fetch(Note.self).first)
+        #expect(seen.body == "before")
+        note.body = "after"
+        try writer.save()
+        #expect(eventually {
+            reader.processPendingChanges()
+            return seen.body == "after"
+        })
+    }
+
+    @Test func aStaleSaveOnTheOtherServerIsAConflict() throws {
+        let database = try PostgresTestDatabase()
+        let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
+        let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
+        defer {
+            try? first.close()
+            try? second.close()
+        }
+        let a = first.newBackgroundContext()
+        let note = Note(context: a)
+        note.slug = "shared"
+        try a.save()
+        let b = second.newBackgroundContext()
+        let twin = try #require(try b.fetch(Note.self).first)
+        note.count = 1
+        try a.save()
+        twin.count = 2
+        #expect {
+            try b.save()
+        } throws: { ($0 as? StrataError)?.code == .optimisticLockingFailure }
+        // A duplicate unique value from the other server is a typed conflict too.
+        let clash = Note(context: b)
+        clash.slug = "shared"
+        b.delete(twin)
+        b.rollback()
+        let again = Note(context: b)
+        again.slug = "shared"
+        #expect {
+            try b.save()
+        } throws: { ($0 as? StrataError)?.code == .constraintConflict }
+        _ = clash
+    }
+}
+
+/// Commits another container heard.
+///
+/// `@unchecked Sendable`: `commits` is read and written only under `lock`.
+final class Received: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [StoreCommit] = []
+
+    func append(_ commit: StoreCommit) {
+        lock.lock()
+        stored.append(commit)
+        lock.unlock()
+    }
+
+    var commits: [StoreCommit] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}

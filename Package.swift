@@ -102,6 +102,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: [
                 "Strata",
+                "StrataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -152,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["StrataCLI", "Strata", "StrataTesting", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift6
         ),
     ]

@@ -1,48 +1,74 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataPostgres
 
-/// `strata demo`: shows Strata at work on a sample model, in an SQLite store.
+/// `strata demo`: shows Strata at work on a sample model, in an SQLite or PostgreSQL store.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Show Strata at work on a sample model of movies, reviews and people.",
         discussion: """
             Builds the sample model's schema, saves a small graph of movies, reviews and people \
-            to an SQLite store (by default in the per-user data folder), reopens the store, \
-            prints what it holds, and shows a live query following background saves.
+            to a store, reopens it, prints what it holds, and shows a live query following \
+            background saves. The store is an SQLite file (by default in the per-user data \
+            folder), or a PostgreSQL database when --store is a postgres:// URL.
+
+            Examples:
+              strata demo
+              strata demo --store /tmp/Demo.sqlite
+              strata demo --store 'postgres://user:password@127.0.0.1:5432/strata?schema=demo'
             """)
 
-    @Option(name: .customLong("store"), help: "The SQLite store to use (default: the per-user data folder).")
-    var storePath: String?
+    @Option(
+        name: .customLong("store"),
+        help: "The SQLite file, or a postgres:// URL, to use (default: an SQLite file in the per-user data folder).")
+    var store: String?
 
     func run() async throws {
         var output = StandardOutput()
-        let url = storePath.map { URL(fileURLWithPath: $0) } ?? PersistentContainer.defaultStoreURL(name: "StrataDemo")
+        let description: StoreDescription
+        let location: String
         do {
-            try await Self.run(storeURL: url, into: &output)
+            (description, location) = try Self.storeDescription(for: store)
+            try await Self.run(store: description, location: location, into: &output)
         } catch let error as StrataError {
             var message = error.description
             if error.code == .incompatibleSchema || error.code == .notAStore || error.code == .corruptStore {
-                message += "\nUse another --store path, or remove \(url.path) to start over."
+                message += "\nUse another --store, or remove the demo's store to start over."
             }
             FileHandle.standardError.write(Data("error: \(message)\n".utf8))
             throw ExitCode.failure
         }
     }
 
-    /// Runs the demo against the store at `storeURL`, writing what it shows to `output`.
+    /// The store `--store` names: a PostgreSQL URL, or an SQLite file path.
+    static func storeDescription(for store: String?) throws -> (StoreDescription, String) {
+        if let store, store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
+            let configuration = try PostgresConfiguration(url: store)
+            return (.postgres(configuration), "A PostgreSQL store at \(configuration)")
+        }
+        let url = store.map { URL(fileURLWithPath: $0) } ?? PersistentContainer.defaultStoreURL(name: "StrataDemo")
+        return (.sqlite(url), "An SQLite store at \(url.path)")
+    }
+
+    /// Runs the demo against the SQLite store at `storeURL`, writing what it shows to `output`.
     static func run(storeURL: URL, into output: inout some TextOutputStream) async throws {
+        try await run(store: .sqlite(storeURL), location: "An SQLite store at \(storeURL.path)", into: &output)
+    }
+
+    /// Runs the demo against a store, writing what it shows to `output`.
+    static func run(store: StoreDescription, location: String, into output: inout some TextOutputStream) async throws {
         try showModel(into: &output)
-        try showStore(at: storeURL, into: &output)
-        try await showLiveQuery(at: storeURL, into: &output)
+        try showStore(store, location: location, into: &output)
+        try await showLiveQuery(store, into: &output)
     }
 
     /// Follows the demo's movies with a live query while background tasks add and remove one.
-    static func showLiveQuery(at url: URL, into output: inout some TextOutputStream) async throws {
+    static func showLiveQuery(_ store: StoreDescription, into output: inout some TextOutputStream) async throws {
         print("\nA live query following background saves:", to: &output)
         let container = try PersistentContainer(
-            name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(url)])
+            name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [store])
         defer { try? container.close() }
         let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
         var results = container.observe(request).makeAsyncIterator()
@@ -60,12 +86,12 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     /// Saves a graph to the store (the first time), reopens it and prints its contents.
-    static func showStore(at url: URL, into output: inout some TextOutputStream) throws {
-        print("\nAn SQLite store at \(url.path):", to: &output)
+    static func showStore(_ store: StoreDescription, location: String, into output: inout some TextOutputStream) throws {
+        print("\n\(location):", to: &output)
         do {
             let container = try PersistentContainer(
                 name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self],
-                storeDescriptions: [.sqlite(url)])
+                storeDescriptions: [store])
             let context = container.newBackgroundContext()
             if try context.count(for: Movie.self) == 0 {
                 let mann = Director(context: context)
@@ -104,7 +130,7 @@ struct DemoCommand: AsyncParsableCommand {
             try container.close()
         }
         let reopened = try PersistentContainer(
-            name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(url)])
+            name: "StrataDemo", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [store])
         let context = reopened.newBackgroundContext()
         print("  reopened; fetched from the store:", to: &output)
         let formatter = DateFormatter()
@@ -153,7 +179,7 @@ struct DemoCommand: AsyncParsableCommand {
             print("  malformed   -> \(error.code) at offset \(error.offset ?? -1): \(error.message)", to: &output)
         }
 
-        print("\nAggregates, computed in SQL:", to: &output)
+        print("\nAggregates, computed by the store:", to: &output)
         let total: Decimal = try context.sum(\Movie.boxOffice)
         let average = try context.average(\Review.stars) ?? 0
         print("  total box office $\(total), average review \(String(format: "%.2f", average)) stars", to: &output)

@@ -330,7 +330,7 @@ struct PostgresQueryCompiler {
 
     /// `ORDER BY` terms for the sort descriptors, ending with the primary key so that ties keep
     /// the order objects were saved in. `NULL`s come first, as in SQLite and in memory.
-    mutating func orderBy(_ sorts: [ResolvedSort]) -> String {
+    mutating func orderBy(_ sorts: [ResolvedSort], tieBreakingByPrimaryKey: Bool = true) -> String {
         var terms: [String] = []
         for sort in sorts {
             var term = column(scope: 0, steps: sort.steps, number: sort.number)
@@ -339,8 +339,8 @@ struct PostgresQueryCompiler {
             }
             terms.append(term + (sort.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
         }
-        terms.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) ASC")
-        return " ORDER BY " + terms.joined(separator: ", ")
+        if tieBreakingByPrimaryKey { terms.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) ASC") }
+        return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
     }
 
     /// A column expression for a fetched property, a sort key or a group-by key.

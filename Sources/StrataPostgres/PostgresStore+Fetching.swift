@@ -168,7 +168,8 @@ extension PostgresStore {
         /// everything else was compiled (joins the order needs are added by it).
         mutating func sql(withOrder: Bool = true, groupBy: String = "", order override: String? = nil) -> String {
             let clientSorts = sortsOnClient && override == nil
-            let order = override ?? (withOrder && !clientSorts ? compiler.orderBy(sorts) : "")
+            // Grouped rows have no key of their own to break ties with.
+            let order = override ?? (withOrder && !clientSorts ? compiler.orderBy(sorts, tieBreakingByPrimaryKey: groupBy.isEmpty) : "")
             var text =
                 compiler.fromClause(table: layout.table)
                 + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + groupBy + order

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTesting
 import Testing
 
 @testable import StrataCLI
@@ -38,6 +39,25 @@ import Testing
         #expect(second.contains("already holds the demo's movies"))
         #expect(second.contains("6 reviews in all"))
         #expect(second.contains(#"after a background delete:  ["Collateral", "Heat", "Ronin"]"#))
+    }
+
+    @Test func demoRunsOnPostgreSQL() async throws {
+        let schema = "demo_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let url = try PostgresTestServer.url() + "?sslmode=disable&schema=\(schema)"
+        let (description, location) = try DemoCommand.storeDescription(for: url)
+        #expect(location.hasPrefix("A PostgreSQL store at postgres://"))
+        #expect(!location.contains(try #require(URLComponents(string: url)?.password)))
+        var output = ""
+        try await DemoCommand.run(store: description, location: location, into: &output)
+        #expect(output.contains("saved 3 movies, 6 reviews and 3 people"))
+        #expect(output.contains("- Heat (1995) by Michael Mann, box office $187436818, reviews: 5, 4"))
+        #expect(output.contains(#"title ==[cd] "RÖNIN" -> ["Ronin"]"#))
+        #expect(output.contains("total box office $479068093, average review 4.17 stars"))
+        #expect(output.contains(#""Michael Mann": 2 movie(s), $408375992"#))
+        #expect(output.contains(#"after a background delete:  ["Collateral", "Heat", "Ronin"]"#))
+        var second = ""
+        try await DemoCommand.run(store: description, location: location, into: &second)
+        #expect(second.contains("already holds the demo's movies"))
     }
 
     @Test func demoModelIsValid() throws {

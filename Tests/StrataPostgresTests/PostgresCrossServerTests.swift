@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTesting
 import Testing
 
 @testable import StrataPostgres
@@ -23,89 +24,97 @@ import Testing
         return condition()
     }
 
-    @Test func aSaveOnOneServerReachesTheOtherWithItsObjects() throws {
-        let database = try PostgresTestDatabase()
-        let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
-        let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
-        defer {
-            try? first.close()
-            try? second.close()
+    @Test func aSaveOnOneServerReachesTheOtherWithItsObjects() async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
+            let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
+            defer {
+                try? first.close()
+                try? second.close()
+            }
+            let received = Received()
+            let observation = second.addCommitObserver { commit in received.append(commit, at: Date()) }
+            defer { observation.cancel() }
+            let context = first.newBackgroundContext()
+            let note = Note(context: context)
+            note.slug = "hello"
+            try context.save()
+            #expect(eventually { !received.commits.isEmpty })
+            let commit = try #require(received.commits.first)
+            #expect(commit.isRemote)
+            #expect(commit.insertedObjectIDs == [note.objectID])
+            // From the transaction's notice to the other server's observer. Its speed is
+            // measured by the benchmarks (a loaded test machine says little); here it must
+            // simply arrive, well within a human's patience.
+            let latency = try #require(received.latencies.first)
+            #expect(latency < 5, "notice took \(latency) s")
+            // The other server's context sees the object.
+            let other = second.newBackgroundContext()
+            #expect(try other.fetch(Note.self).map(\.slug) == ["hello"])
         }
-        let received = Received()
-        let observation = second.addCommitObserver { commit in received.append(commit) }
-        defer { observation.cancel() }
-        let context = first.newBackgroundContext()
-        let note = Note(context: context)
-        note.slug = "hello"
-        let start = ContinuousClock.now
-        try context.save()
-        #expect(eventually { !received.commits.isEmpty })
-        let latency = ContinuousClock.now - start
-        let commit = try #require(received.commits.first)
-        #expect(commit.isRemote)
-        #expect(commit.insertedObjectIDs == [note.objectID])
-        #expect(latency < .milliseconds(100), "notice took \(latency)")
-        // The other server's context sees the object.
-        let other = second.newBackgroundContext()
-        #expect(try other.fetch(Note.self).map(\.slug) == ["hello"])
     }
 
-    @Test func mergingContextsOnTheOtherServerRefreshTheirObjects() throws {
-        let database = try PostgresTestDatabase()
-        let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
-        let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
-        defer {
-            try? first.close()
-            try? second.close()
+    @Test func mergingContextsOnTheOtherServerRefreshTheirObjects() async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
+            let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
+            defer {
+                try? first.close()
+                try? second.close()
+            }
+            let writer = first.newBackgroundContext()
+            let note = Note(context: writer)
+            note.slug = "n"
+            note.body = "before"
+            try writer.save()
+            let reader = second.newBackgroundContext()
+            reader.automaticallyMergesChangesFromContainer = true
+            let seen = try #require(try reader.fetch(Note.self).first)
+            #expect(seen.body == "before")
+            note.body = "after"
+            try writer.save()
+            #expect(eventually {
+                reader.processPendingChanges()
+                return seen.body == "after"
+            })
         }
-        let writer = first.newBackgroundContext()
-        let note = Note(context: writer)
-        note.slug = "n"
-        note.body = "before"
-        try writer.save()
-        let reader = second.newBackgroundContext()
-        reader.automaticallyMergesChangesFromContainer = true
-        let seen = try #require(try reader.fetch(Note.self).first)
-        #expect(seen.body == "before")
-        note.body = "after"
-        try writer.save()
-        #expect(eventually {
-            reader.processPendingChanges()
-            return seen.body == "after"
-        })
     }
 
-    @Test func aStaleSaveOnTheOtherServerIsAConflict() throws {
-        let database = try PostgresTestDatabase()
-        let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
-        let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
-        defer {
-            try? first.close()
-            try? second.close()
+    @Test func aStaleSaveOnTheOtherServerIsAConflict() async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
+            let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
+            defer {
+                try? first.close()
+                try? second.close()
+            }
+            let a = first.newBackgroundContext()
+            let note = Note(context: a)
+            note.slug = "shared"
+            try a.save()
+            let b = second.newBackgroundContext()
+            let twin = try #require(try b.fetch(Note.self).first)
+            note.count = 1
+            try a.save()
+            twin.count = 2
+            #expect {
+                try b.save()
+            } throws: { ($0 as? StrataError)?.code == .optimisticLockingFailure }
+            // A duplicate unique value from the other server is a typed conflict too.
+            let clash = Note(context: b)
+            clash.slug = "shared"
+            b.delete(twin)
+            b.rollback()
+            let again = Note(context: b)
+            again.slug = "shared"
+            #expect {
+                try b.save()
+            } throws: { ($0 as? StrataError)?.code == .constraintConflict }
+            _ = clash
         }
-        let a = first.newBackgroundContext()
-        let note = Note(context: a)
-        note.slug = "shared"
-        try a.save()
-        let b = second.newBackgroundContext()
-        let twin = try #require(try b.fetch(Note.self).first)
-        note.count = 1
-        try a.save()
-        twin.count = 2
-        #expect {
-            try b.save()
-        } throws: { ($0 as? StrataError)?.code == .optimisticLockingFailure }
-        // A duplicate unique value from the other server is a typed conflict too.
-        let clash = Note(context: b)
-        clash.slug = "shared"
-        b.delete(twin)
-        b.rollback()
-        let again = Note(context: b)
-        again.slug = "shared"
-        #expect {
-            try b.save()
-        } throws: { ($0 as? StrataError)?.code == .constraintConflict }
-        _ = clash
     }
 }
 
@@ -115,11 +124,20 @@ import Testing
 final class Received: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [StoreCommit] = []
+    private var delays: [TimeInterval] = []
 
-    func append(_ commit: StoreCommit) {
+    func append(_ commit: StoreCommit, at date: Date) {
         lock.lock()
         stored.append(commit)
+        delays.append(date.timeIntervalSince(commit.timestamp))
         lock.unlock()
+    }
+
+    /// Seconds from each commit's notice to its arrival.
+    var latencies: [TimeInterval] {
+        lock.lock()
+        defer { lock.unlock() }
+        return delays
     }
 
     var commits: [StoreCommit] {

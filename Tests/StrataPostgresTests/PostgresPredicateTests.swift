@@ -18,45 +18,49 @@ import Testing
     }
 
     @Test(arguments: baseSeeds)
-    func postgresAndMemoryAgree(baseSeed: UInt64) throws {
-        let database = try PostgresTestDatabase()
-        let check = try PredicateDifferentialCheck(storeDescription: database.description())
-        var disagreements = 0
-        var refusedPatterns = 0
-        var selective = 0
-        for index in 0..<Self.predicatesPerSeed {
-            let seed = Self.seed(base: baseSeed, index: index)
-            let predicate = GeneratedPredicate(seed: seed)
-            let outcome = check.check(predicate)
-            if case .objects(let keys) = outcome.sql, !keys.isEmpty { selective += 1 }
-            // A MATCHES pattern PostgreSQL's engine reads differently is refused with a typed
-            // error, never answered differently.
-            if outcome.sql == .error(.unsupportedPredicate), predicate.format.contains("MATCHES") {
-                refusedPatterns += 1
-                continue
-            }
-            if !outcome.agrees {
-                disagreements += 1
-                if disagreements <= 8 {
-                    Issue.record("PostgreSQL and memory disagree (seed 0x\(String(seed, radix: 16, uppercase: true))):\n\(outcome)")
+    func postgresAndMemoryAgree(baseSeed: UInt64) async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            let check = try PredicateDifferentialCheck(storeDescription: database.description())
+            var disagreements = 0
+            var refusedPatterns = 0
+            var selective = 0
+            for index in 0..<Self.predicatesPerSeed {
+                let seed = Self.seed(base: baseSeed, index: index)
+                let predicate = GeneratedPredicate(seed: seed)
+                let outcome = check.check(predicate)
+                if case .objects(let keys) = outcome.sql, !keys.isEmpty { selective += 1 }
+                // A MATCHES pattern PostgreSQL's engine reads differently is refused with a typed
+                // error, never answered differently.
+                if outcome.sql == .error(.unsupportedPredicate), predicate.format.contains("MATCHES") {
+                    refusedPatterns += 1
+                    continue
+                }
+                if !outcome.agrees {
+                    disagreements += 1
+                    if disagreements <= 8 {
+                        Issue.record("PostgreSQL and memory disagree (seed 0x\(String(seed, radix: 16, uppercase: true))):\n\(outcome)")
+                    }
                 }
             }
+            #expect(disagreements == 0)
+            #expect(selective > Self.predicatesPerSeed / 3)
+            #expect(refusedPatterns < Self.predicatesPerSeed / 20)
         }
-        #expect(disagreements == 0)
-        #expect(selective > Self.predicatesPerSeed / 3)
-        #expect(refusedPatterns < Self.predicatesPerSeed / 20)
     }
 
-    @Test func supportedRegularExpressionsMatchAsICUDoes() throws {
-        let database = try PostgresTestDatabase()
-        let check = try PredicateDifferentialCheck(storeDescription: database.description())
-        for pattern in ["h.*", "[A-Z].*", ".*[0-9].*", "(heat|ronin)", "É.*", ".*ö.*", "[a-z ]*", ".*", "", ".", "[^a-z]*", "ß", "x{1,3}", "(?:ab)+c?", "\\.\\*"] {
-            let outcome = check.check(.item, "name MATCHES %@", pattern)
-            #expect(outcome.agrees, "\(outcome)")
-        }
-        for pattern in ["\\w+", "a\\d+", "\\p{Lu}.*", "(?i)heat", "a*+", "(?=a)a"] {
-            let outcome = check.check(.item, "name MATCHES %@", pattern)
-            #expect(outcome.sql == .error(.unsupportedPredicate), "\(pattern): \(outcome)")
+    @Test func supportedRegularExpressionsMatchAsICUDoes() async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            let check = try PredicateDifferentialCheck(storeDescription: database.description())
+            for pattern in ["h.*", "[A-Z].*", ".*[0-9].*", "(heat|ronin)", "É.*", ".*ö.*", "[a-z ]*", ".*", "", ".", "[^a-z]*", "ß", "x{1,3}", "(?:ab)+c?", "\\.\\*"] {
+                let outcome = check.check(.item, "name MATCHES %@", pattern)
+                #expect(outcome.agrees, "\(outcome)")
+            }
+            for pattern in ["\\w+", "a\\d+", "\\p{Lu}.*", "(?i)heat", "a*+", "(?=a)a"] {
+                let outcome = check.check(.item, "name MATCHES %@", pattern)
+                #expect(outcome.sql == .error(.unsupportedPredicate), "\(pattern): \(outcome)")
+            }
         }
     }
 }
@@ -64,51 +68,55 @@ import Testing
 /// `strata_fold` on the server folds exactly as Swift's Foundation does.
 @Suite struct PostgresFoldingTests {
     @Test(arguments: [1, 2, 3] as [UInt8])
-    func everyScalarFoldsAsInSwift(options: UInt8) throws {
-        let database = try PostgresTestDatabase()
-        let container = try PersistentContainer(
-            name: "Fold", schema: try Schema([EntityDescription(name: "Thing", attributes: [AttributeDescription(name: "name", type: .string)])]),
-            storeDescriptions: [database.description()])
-        defer { try? container.close() }
-        // Every assigned scalar, alone and after a base letter, in chunks of a few thousand.
-        var texts: [String] = []
-        for value in UInt32(1)...0x10FFFF {
-            guard let scalar = Unicode.Scalar(value) else { continue }
-            switch scalar.properties.generalCategory {
-            case .unassigned, .privateUse, .surrogate: continue
-            default: break
+    func everyScalarFoldsAsInSwift(options: UInt8) async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            let container = try PersistentContainer(
+                name: "Fold", schema: try Schema([EntityDescription(name: "Thing", attributes: [AttributeDescription(name: "name", type: .string)])]),
+                storeDescriptions: [database.description()])
+            defer { try? container.close() }
+            // Every assigned scalar, alone and after a base letter, in chunks of a few thousand.
+            var texts: [String] = []
+            for value in UInt32(1)...0x10FFFF {
+                guard let scalar = Unicode.Scalar(value) else { continue }
+                switch scalar.properties.generalCategory {
+                case .unassigned, .privateUse, .surrogate: continue
+                default: break
+                }
+                texts.append(String(scalar))
+                if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .spacingMark {
+                    texts.append("a" + String(scalar))
+                    texts.append("日" + String(scalar))
+                }
             }
-            texts.append(String(scalar))
-            if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .spacingMark {
-                texts.append("a" + String(scalar))
-                texts.append("日" + String(scalar))
-            }
+            let mismatches = try serverFolds(texts, options: options, database: database)
+            #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
         }
-        let mismatches = try serverFolds(texts, options: options, database: database)
-        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
     }
 
-    @Test func textInManyScriptsFoldsAsInSwift() throws {
-        let database = try PostgresTestDatabase()
-        let container = try PersistentContainer(
-            name: "Fold", schema: try Schema([EntityDescription(name: "Thing", attributes: [AttributeDescription(name: "name", type: .string)])]),
-            storeDescriptions: [database.description()])
-        defer { try? container.close() }
-        let words = [
-            "héllo", "Straße", "ÉCOLE", "naïve", "Ærøskøbing", "İstanbul", "ıi", "ΣΊΣΥΦΟΣ", "ὀδυσσεύς", "ᾳ", "Ǆemal", "Ĳssel", "ﬃ", "日本語",
-            "한국어", "हिन्दी", "क्षत्रिय", "مُحَمَّد", "שָׁלוֹם", "ภาษาไทย", "Tiếng Việt", "Ngô Đình", "e\u{301}", "A\u{30A}", "👍🏽", "👨‍👩‍👧", "🇫🇷",
-            "①②", "ＡＢＣ", "Ꭰꭰ", "ǅ", "ŉ", "\u{1E9E}", "Ω", "K", "Å", "µ", "ſ", "Ǿ", "x\u{338}", "ß", "1", " ", "-", "a", "B", "\t", "Crème brûlée",
-        ]
-        var generator = SplitMix64(seed: 42)
-        var texts: [String] = []
-        for _ in 0..<20_000 {
-            var text = ""
-            for _ in 0..<(1 + Int(generator.next() % 4)) { text += words[Int(generator.next() % UInt64(words.count))] }
-            texts.append(text)
-        }
-        for options: UInt8 in [1, 2, 3] {
-            let mismatches = try serverFolds(texts, options: options, database: database)
-            #expect(mismatches.isEmpty, "[\(options)] \(mismatches.prefix(10))")
+    @Test func textInManyScriptsFoldsAsInSwift() async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            let container = try PersistentContainer(
+                name: "Fold", schema: try Schema([EntityDescription(name: "Thing", attributes: [AttributeDescription(name: "name", type: .string)])]),
+                storeDescriptions: [database.description()])
+            defer { try? container.close() }
+            let words = [
+                "héllo", "Straße", "ÉCOLE", "naïve", "Ærøskøbing", "İstanbul", "ıi", "ΣΊΣΥΦΟΣ", "ὀδυσσεύς", "ᾳ", "Ǆemal", "Ĳssel", "ﬃ", "日本語",
+                "한국어", "हिन्दी", "क्षत्रिय", "مُحَمَّد", "שָׁלוֹם", "ภาษาไทย", "Tiếng Việt", "Ngô Đình", "e\u{301}", "A\u{30A}", "👍🏽", "👨‍👩‍👧", "🇫🇷",
+                "①②", "ＡＢＣ", "Ꭰꭰ", "ǅ", "ŉ", "\u{1E9E}", "Ω", "K", "Å", "µ", "ſ", "Ǿ", "x\u{338}", "ß", "1", " ", "-", "a", "B", "\t", "Crème brûlée",
+            ]
+            var generator = SplitMix64(seed: 42)
+            var texts: [String] = []
+            for _ in 0..<20_000 {
+                var text = ""
+                for _ in 0..<(1 + Int(generator.next() % 4)) { text += words[Int(generator.next() % UInt64(words.count))] }
+                texts.append(text)
+            }
+            for options: UInt8 in [1, 2, 3] {
+                let mismatches = try serverFolds(texts, options: options, database: database)
+                #expect(mismatches.isEmpty, "[\(options)] \(mismatches.prefix(10))")
+            }
         }
     }
 

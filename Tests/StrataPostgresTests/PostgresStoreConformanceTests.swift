@@ -8,16 +8,18 @@ import Testing
 /// The store conformance suite, run against PostgreSQL: the same checks as for SQLite.
 @Suite struct PostgresStoreConformanceTests {
     @Test(arguments: StoreConformanceSuite.Check.allCases)
-    func conforms(check: StoreConformanceSuite.Check) throws {
+    func conforms(check: StoreConformanceSuite.Check) async throws {
         // Each container the suite asks for gets a store of its own, as SQLite's get a file each.
-        let databases = Databases()
-        let suite = StoreConformanceSuite { types, options in
-            let database = try databases.make()
-            return try PersistentContainer(
-                name: "Conformance", entities: types,
-                storeDescriptions: [database.description(persistentHistoryTracking: options.persistentHistoryTracking)])
+        try await offThePool {
+            let databases = Databases()
+            let suite = StoreConformanceSuite { types, options in
+                let database = try databases.make()
+                return try PersistentContainer(
+                    name: "Conformance", entities: types,
+                    storeDescriptions: [database.description(persistentHistoryTracking: options.persistentHistoryTracking)])
+            }
+            try suite.run(check)
         }
-        try suite.run(check)
     }
 }
 

@@ -2,40 +2,15 @@ import Foundation
 import Logging
 import PostgresNIO
 import Strata
+import StrataTesting
 import Testing
 
 @testable import StrataPostgres
 
-/// The PostgreSQL server the tests use: the one `scripts/test.sh` started (its URL in
-/// `STRATA_POSTGRES_URL`), or else one this process starts with `scripts/postgres.sh start`.
-/// When neither works, every PostgreSQL test fails: they are never skipped.
-enum PostgresTestServer {
-    static let url: Result<String, StrataError> = {
-        if let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url.isEmpty { return .success(url) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("scripts/postgres.sh")
-        process.arguments = ["start"]
-        let output = Pipe()
-        process.standardOutput = output
-        do {
-            try process.run()
-        } catch {
-            return .failure(StrataError(.connectionFailed, "Could not run scripts/postgres.sh: \(error)"))
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let url = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, !url.isEmpty else {
-            return .failure(
-                StrataError(.connectionFailed, "scripts/postgres.sh start failed (status \(process.terminationStatus)); see its messages."))
-        }
-        return .success(url)
-    }()
-
+extension PostgresTestServer {
     /// The test server's configuration, with `schemaName`.
     static func configuration(schemaName: String = "public") throws -> PostgresConfiguration {
-        var configuration = try PostgresConfiguration(url: url.get())
+        var configuration = try PostgresConfiguration(url: url())
         configuration.schemaName = schemaName
         configuration.tlsMode = .disable
         return configuration

@@ -20,7 +20,9 @@ ALLOWED = {
     "Schema": ["Support"],
     "Query": ["Schema", "Support"],
     "Store": ["Query", "Schema", "Support"],
-    "SQLite": ["Store", "Query", "Schema", "Support"],
+    # What SQL stores share: the relational layout (tables, columns, join tables, indexes).
+    "SQL": ["Store", "Query", "Schema", "Support"],
+    "SQLite": ["SQL", "Store", "Query", "Schema", "Support"],
     "Objects": ["Store", "Query", "Schema", "Support"],
     "Observation": ["Objects", "Store", "Query", "Schema", "Support"],
     "Macros": ["Observation", "Objects", "Store", "Query", "Schema", "Support"],
@@ -31,6 +33,10 @@ ALLOWED = {
     # Data stacks and store locations put containers, history trackers and migrations together.
     "Stack": ["Migration", "History", "Observation", "Objects", "Store", "Query", "Schema", "Support"],
 }
+
+# Other targets that sit at a layer of Strata: the PostgreSQL store is a store like SQLite/,
+# and may name nothing of Objects/ and above.
+OTHER_TARGETS = {"StrataPostgres": ["SQL", "Store", "Query", "Schema", "Support"]}
 
 # Modules only one layer may import: the SQLite layer owns every use of GRDB and SQLite's C API.
 IMPORTS_OWNED_BY = {"GRDB": "SQLite", "GRDBSQLite": "SQLite", "SQLite3": "SQLite"}
@@ -88,6 +94,22 @@ def main():
             if other and other != layer and other not in ALLOWED[layer]:
                 problems.append(f"{path}: names {name}, declared in {other}/ ({layer}/ may use: "
                                 f"{', '.join(ALLOWED[layer]) or 'nothing'})")
+    sources = os.path.dirname(os.path.abspath(root))
+    for target, allowed in OTHER_TARGETS.items():
+        directory = os.path.join(sources, target)
+        for base, _, names in os.walk(directory):
+            for name in sorted(names):
+                if not name.endswith(".swift"):
+                    continue
+                path = os.path.join(base, name)
+                with open(path, encoding="utf-8") as handle:
+                    code = code_only(handle.read())
+                files[(target, os.path.relpath(path, sources))] = code
+                for type_name in sorted(set(re.findall(r"\b[A-Z]\w*\b", code))):
+                    other = owner.get(type_name)
+                    if other and other not in allowed:
+                        problems.append(f"{target}/{os.path.relpath(path, directory)}: names {type_name}, declared in "
+                                        f"Strata's {other}/ ({target} may use: {', '.join(allowed)})")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -336,7 +336,9 @@ public final class PersistentContainer: Sendable {
     public func performBackgroundTask<Result: Sendable>(
         author: TransactionAuthor? = nil, _ body: @escaping @Sendable (ObjectContext) throws -> Result
     ) async throws -> Result {
-        try await Task.detached {
+        // On threads that may block, not on the cooperative pool: the body's store calls wait
+        // on the disk or the server.
+        try await Task.detached(executorPreference: BlockingWorkExecutor.shared) {
             let context = self.newBackgroundContext()
             context.transactionAuthor = author
             // As Core Data posts at the end of the block: changes nobody saved are announced.

@@ -62,7 +62,7 @@ public struct LiveQuery<Result: Sendable & Equatable>: AsyncSequence, Sendable {
         let container = container
         let fetch = fetch
         let version = version
-        let worker = Task.detached {
+        let worker = Task.detached(executorPreference: BlockingWorkExecutor.shared) {
             var last: Result?
             var lastVersion: Int?
             func emit() throws {

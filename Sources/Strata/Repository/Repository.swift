@@ -43,7 +43,7 @@ public final class Repository: Sendable {
 
     /// Runs `work` on a task of its own; cancelling the caller cancels it.
     static func detached<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        let task = Task.detached(operation: work)
+        let task = Task.detached(executorPreference: BlockingWorkExecutor.shared, operation: work)
         return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 

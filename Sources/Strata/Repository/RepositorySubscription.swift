@@ -63,7 +63,7 @@ struct RepositorySubscription<Value: Sendable>: Sendable {
         let observation = container.addCommitObserver(touching: relevantEntities) { trigger.yield() }
         let container = container
         let compute = compute
-        let worker = Task.detached {
+        let worker = Task.detached(executorPreference: BlockingWorkExecutor.shared) {
             var last: Value?
             func emit() -> Bool {
                 let result: Result<Value, RepositoryError>

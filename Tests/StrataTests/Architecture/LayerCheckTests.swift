@@ -59,6 +59,18 @@ import Testing
         #expect(result.errors.contains("Objects/PersistentContainer.swift: names SQLiteStore, declared in SQLite/"))
     }
 
+    @Test func thePostgreSQLTargetStaysAtTheStoreLayer() throws {
+        let directory = try Self.tree([
+            "Strata/Objects/ObjectContext.swift": "public final class ObjectContext {}\n",
+            "Strata/SQL/StoreLayout.swift": "package struct StoreLayout {}\n",
+            "StrataPostgres/PostgresStore.swift": "let layout: StoreLayout\nfunc merge(into context: ObjectContext) {}\n",
+        ])
+        let result = try Self.check(directory.url.appendingPathComponent("Strata"))
+        #expect(result.status == 1)
+        #expect(result.errors.contains("StrataPostgres/PostgresStore.swift: names ObjectContext, declared in Strata's Objects/"))
+        #expect(!result.errors.contains("names StoreLayout"))
+    }
+
     @Test func namesInCommentsAndStringsDoNotCount() throws {
         let directory = try Self.tree([
             "Objects/ManagedObject.swift": "open class ManagedObject {}\n",

@@ -320,6 +320,10 @@ public final class PersistentContainer: Sendable {
 
     /// Runs `body` with a new context on a background task and returns its result.
     ///
+    /// The body runs on a thread that may block (Core Data's private queue), not on one of
+    /// Swift's cooperative threads: its store calls wait on the disk or a database server, and
+    /// a server can await many such tasks at once without stalling its other work.
+    ///
     /// ```swift
     /// let count = try await container.performBackgroundTask(author: "import") { context in
     ///     for row in rows { let movie = Movie(context: context); movie.title = row.title }

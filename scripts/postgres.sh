@@ -7,6 +7,8 @@
 #                                     its URL, which is also written to DIR/url
 #   scripts/postgres.sh stop [DIR]    stop it and remove DIR
 #   scripts/postgres.sh url [DIR]     print the URL of a running server
+#   scripts/postgres.sh restart [DIR] restart it (same data, port and password), as an
+#                                     operator or a crash would
 #
 # The URL is postgres://strata:PASSWORD@127.0.0.1:PORT/strata; the password is made anew for
 # each cluster. Tests read it from STRATA_POSTGRES_URL (scripts/test.sh exports it).
@@ -51,6 +53,18 @@ as_owner() {
     else
         runuser -u "$owner" -- "$@"
     fi
+}
+
+# Runs a command with only stdin, stdout and stderr open: the server it starts must not keep
+# descriptors the caller inherited to us (a pipe the caller reads to its end would never end).
+without_inherited_fds() {
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            [[ $fd -gt 2 ]] && eval "exec $fd>&-" 2>/dev/null
+        done
+        "$@"
+    )
 }
 
 free_port() {
@@ -101,7 +115,7 @@ start() {
         { cat "$dir/initdb.log" >&2; fail "initdb failed."; }
     # Loopback only, sockets in DIR, enough connections for the concurrency tests and two
     # "servers" per test, fsync off (a test server: speed over durability across power loss).
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    without_inherited_fds as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
         start >/dev/null 2>&1 </dev/null ||
         { cat "$dir/server.log" >&2; fail "the server did not start."; }
@@ -132,12 +146,20 @@ stop() {
     rm -rf "$dir"
 }
 
+restart() {
+    [[ -f $dir/url ]] || fail "no server in $dir; run: scripts/postgres.sh start"
+    running || fail "the server in $dir is not running"
+    without_inherited_fds as_owner "$(cat "$dir/bin")/pg_ctl" -D "$dir/data" -m fast -w -t 60 restart >/dev/null 2>&1 </dev/null ||
+        { cat "$dir/server.log" >&2; fail "the server did not restart."; }
+}
+
 case $command in
 start) start ;;
+restart) restart ;;
 stop) stop ;;
 url) [[ -f $dir/url ]] && cat "$dir/url" || fail "no server in $dir; run: scripts/postgres.sh start" ;;
 *)
-    echo "usage: scripts/postgres.sh start|stop|url [DIR]" >&2
+    echo "usage: scripts/postgres.sh start|stop|restart|url [DIR]" >&2
     exit 2
     ;;
 esac

@@ -27,10 +27,15 @@ extension PostgresStore {
             let (changes, computed) = try body(session, &history)
             var result = computed
             if recordsHistory, !changes.isEmpty {
+                let entries =
+                    changes.deleted.map { HistoryChangeEntries.Entry(entity: $0.entity, key: $0.key, kind: 2) }
+                    + changes.updated.map {
+                        HistoryChangeEntries.Entry(
+                            entity: $0.row.entity, key: $0.row.key, kind: 1, properties: $0.properties.joined(separator: ","))
+                    }
+                    + changes.inserted.flatMap { run in run.keys.map { HistoryChangeEntries.Entry(entity: run.entity, key: $0, kind: 0) } }
                 let number = try history.write(
-                    deleted: changes.deleted.map { ($0.entity, $0.key) },
-                    updated: changes.updated.map { ($0.row.entity, $0.row.key, $0.properties.joined(separator: ",")) },
-                    inserted: changes.inserted, author: author, contextName: contextName, timestamp: timestamp, session: session)
+                    entries, author: author, contextName: contextName, timestamp: timestamp, session: session)
                 result.historyToken = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
             }
             return (changes, result)

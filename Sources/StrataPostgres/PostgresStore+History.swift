@@ -287,8 +287,7 @@ struct PostgresHistoryRecorder {
     ///
     /// - Returns: The transaction's number.
     func write(
-        deleted: [(entity: String, key: Int64)], updated: [(entity: String, key: Int64, properties: String)],
-        inserted: [(entity: String, keys: [Int64])], author: String?, contextName: String?, timestamp: Date,
+        _ entries: [HistoryChangeEntries.Entry], author: String?, contextName: String?, timestamp: Date,
         session: PostgresSession
     ) throws -> Int64 {
         let counter = try session.query(
@@ -309,25 +308,11 @@ struct PostgresHistoryRecorder {
         var keys: [AttributeValue] = []
         var kinds: [AttributeValue] = []
         var properties: [AttributeValue] = []
-        for row in deleted {
-            entities.append(.string(row.entity))
-            keys.append(.integer(row.key))
-            kinds.append(.integer(2))
-            properties.append(.null)
-        }
-        for row in updated {
-            entities.append(.string(row.entity))
-            keys.append(.integer(row.key))
-            kinds.append(.integer(1))
-            properties.append(.string(row.properties))
-        }
-        for run in inserted {
-            for key in run.keys {
-                entities.append(.string(run.entity))
-                keys.append(.integer(key))
-                kinds.append(.integer(0))
-                properties.append(.null)
-            }
+        for entry in entries {
+            entities.append(.string(entry.entity))
+            keys.append(.integer(entry.key))
+            kinds.append(.integer(Int64(entry.kind)))
+            properties.append(entry.properties.map { .string($0) } ?? .null)
         }
         if !entities.isEmpty {
             var changes = PostgresBindings()

@@ -147,36 +147,9 @@ struct PostgresChangeWriter {
     ///
     /// - Returns: The transaction's number.
     func recordHistory(of changes: StoreChangeSet, timestamp: Date) throws -> Int64 {
-        var properties: [ObjectID: Set<String>] = [:]
-        var order: [ObjectID] = []
-        for update in changes.updates {
-            guard let entity = store.schema.entity(named: update.objectID.entityName) else { continue }
-            var names = Set<String>()
-            for number in update.attributes.keys where number < entity.attributes.count { names.insert(entity.attributes[number].name) }
-            for number in update.toOne.keys where number < entity.relationships.count { names.insert(entity.relationships[number].name) }
-            if properties[update.objectID] == nil { order.append(update.objectID) }
-            properties[update.objectID, default: []].formUnion(names)
-        }
-        for change in changes.toManyUpdates where !change.objectID.isTemporaryID {
-            guard let entity = store.schema.entity(named: change.objectID.entityName),
-                change.relationshipNumber < entity.relationships.count
-            else { continue }
-            if properties[change.objectID] == nil { order.append(change.objectID) }
-            properties[change.objectID, default: []].insert(entity.relationships[change.relationshipNumber].name)
-        }
-        var inserted: [(entity: String, keys: [Int64])] = []
-        for insert in changes.inserts {
-            guard let permanent = result.permanentIDs[insert.objectID], let key = permanent.primaryKey else { continue }
-            if inserted.last?.entity == permanent.entityName {
-                inserted[inserted.count - 1].keys.append(key)
-            } else {
-                inserted.append((permanent.entityName, [key]))
-            }
-        }
-        return try history.write(
-            deleted: changes.deletes.map { ($0.objectID.entityName, $0.objectID.primaryKey ?? 0) },
-            updated: order.map { ($0.entityName, $0.primaryKey ?? 0, (properties[$0] ?? []).sorted().joined(separator: ",")) },
-            inserted: inserted, author: changes.author, contextName: changes.contextName, timestamp: timestamp, session: session)
+        try history.write(
+            HistoryChangeEntries(changes, permanentIDs: result.permanentIDs, schema: store.schema).entries,
+            author: changes.author, contextName: changes.contextName, timestamp: timestamp, session: session)
     }
 
     mutating func apply(_ changes: StoreChangeSet) throws {

@@ -21,22 +21,7 @@ struct PostgresUpdateCompiler {
 
     /// The attribute a batch update may set.
     func updatableAttribute(_ name: String) throws -> (Int, AttributeDescription) {
-        guard let number = entity.attributeNumber(named: name) else {
-            let isRelationship = entity.relationship(named: name) != nil
-            throw StrataError(
-                .unknownKey,
-                isRelationship
-                    ? "\(entity.name).\(name) is a relationship; batch updates set attributes only."
-                    : "\(entity.name) has no attribute named '\(name)' to update." + didYouMean(name, in: entity.attributes.map(\.name)),
-                entityName: entity.name, propertyName: name)
-        }
-        let attribute = entity.attributes[number]
-        guard !attribute.isTransient else {
-            throw StrataError(
-                .unknownKey, "\(entity.name).\(name) is transient; it is not stored, so a batch update cannot set it.",
-                entityName: entity.name, propertyName: name)
-        }
-        return (number, attribute)
+        try BatchUpdateRules.updatableAttribute(name, of: entity)
     }
 
     mutating func compile(_ expression: BatchUpdateExpression, for attribute: AttributeDescription) throws -> String {
@@ -45,7 +30,7 @@ struct PostgresUpdateCompiler {
             return try bind(value, for: attribute)
         case .key(let name):
             let source = try sourceAttribute(name, for: attribute)
-            guard Self.canCopy(source.type, to: attribute.type) else {
+            guard BatchUpdateRules.canCopy(source.type, to: attribute.type) else {
                 throw mismatch(attribute, "cannot take the value of \(name), a \(source.type) attribute")
             }
             let column = try self.column(name)
@@ -62,17 +47,6 @@ struct PostgresUpdateCompiler {
                     "is a Decimal; batch updates set decimals to constants only, as in every store (SQLite's arithmetic is not exact for decimals)")
             }
             return checked(try arithmetic(expression, for: attribute), for: attribute)
-        }
-    }
-
-    /// Whether an attribute of type `source` may be copied into one of type `target` without
-    /// losing anything (the SQLite store's rule).
-    static func canCopy(_ source: AttributeType, to target: AttributeType) -> Bool {
-        if source == target { return true }
-        switch (source, target) {
-        case (.integer16, .integer32), (.integer16, .integer64), (.integer32, .integer64): return true
-        case (.integer16, .double), (.integer32, .double), (.integer64, .double), (.float, .double): return true
-        default: return false
         }
     }
 
@@ -120,11 +94,7 @@ struct PostgresUpdateCompiler {
             }
         case .key(let name):
             let source = try sourceAttribute(name, for: attribute)
-            let usable =
-                attribute.type.isInteger
-                ? source.type.isInteger
-                : (source.type.isNumeric && source.type != .decimal) || (source.type == .date && attribute.type == .date)
-            guard usable else {
+            guard BatchUpdateRules.canUseInArithmetic(source.type, for: attribute.type) else {
                 throw mismatch(attribute, "cannot use \(name), a \(source.type) attribute, in its arithmetic")
             }
             return "\(try column(name))::\(numericType)"
@@ -134,14 +104,7 @@ struct PostgresUpdateCompiler {
     }
 
     private func sourceAttribute(_ name: String, for attribute: AttributeDescription) throws -> AttributeDescription {
-        guard let number = entity.attributeNumber(named: name), layout.attributeColumns[number] != nil else {
-            throw StrataError(
-                .unknownKey,
-                "The new value of \(entity.name).\(attribute.name) reads '\(name)', which is not a stored attribute of \(entity.name)."
-                    + didYouMean(name, in: entity.attributes.map(\.name)),
-                entityName: entity.name, propertyName: name)
-        }
-        return entity.attributes[number]
+        try BatchUpdateRules.sourceAttribute(name, for: attribute, of: entity, layout: layout)
     }
 
     private func column(_ name: String) throws -> String {
@@ -168,9 +131,7 @@ struct PostgresUpdateCompiler {
     }
 
     private func mismatch(_ attribute: AttributeDescription, _ problem: String) -> StrataError {
-        StrataError(
-            .typeMismatch, "\(entity.name).\(attribute.name) (\(attribute.type)) \(problem).", entityName: entity.name,
-            propertyName: attribute.name)
+        BatchUpdateRules.mismatch(attribute, of: entity, problem)
     }
 
     /// The prefix of the errors the checking functions raise.

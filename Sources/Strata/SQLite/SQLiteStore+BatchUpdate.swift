@@ -11,7 +11,7 @@ extension SQLiteStore {
         let names = request.propertiesToUpdate.keys.sorted()
         for name in names {
             guard let expression = request.propertiesToUpdate[name] else { continue }
-            let (number, attribute) = try updatableAttribute(name, of: entity)
+            let (number, attribute) = try BatchUpdateRules.updatableAttribute(name, of: entity)
             guard let column = layout.attributeColumns[number] else { continue }
             var compiled = UpdateExpressionCompiler(entity: entity, layout: layout)
             let sql = try compiled.compile(expression, for: attribute)
@@ -43,27 +43,6 @@ extension SQLiteStore {
             )
         }
     }
-
-    /// The attribute a batch update may set.
-    private func updatableAttribute(_ name: String, of entity: Entity) throws -> (Int, AttributeDescription) {
-        guard let number = entity.attributeNumber(named: name) else {
-            let isRelationship = entity.relationship(named: name) != nil
-            throw StrataError(
-                .unknownKey,
-                isRelationship
-                    ? "\(entity.name).\(name) is a relationship; batch updates set attributes only."
-                    : "\(entity.name) has no attribute named '\(name)' to update."
-                        + didYouMean(name, in: entity.attributes.map(\.name)),
-                entityName: entity.name, propertyName: name)
-        }
-        let attribute = entity.attributes[number]
-        guard !attribute.isTransient else {
-            throw StrataError(
-                .unknownKey, "\(entity.name).\(name) is transient; it is not stored, so a batch update cannot set it.",
-                entityName: entity.name, propertyName: name)
-        }
-        return (number, attribute)
-    }
 }
 
 /// Compiles a ``BatchUpdateExpression`` to SQL for one attribute, checking its types.
@@ -83,7 +62,7 @@ private struct UpdateExpressionCompiler {
             return try bind(value, for: attribute)
         case .key(let name):
             let source = try sourceAttribute(name, for: attribute)
-            guard Self.canCopy(source.type, to: attribute.type) else {
+            guard BatchUpdateRules.canCopy(source.type, to: attribute.type) else {
                 throw mismatch(attribute, "cannot take the value of \(name), a \(source.type) attribute")
             }
             if source.isOptional && !attribute.isOptional {
@@ -102,17 +81,6 @@ private struct UpdateExpressionCompiler {
             // Checked row by row as SQLite computes it: range, integer-ness, and NULL from a
             // division by zero fail the whole request.
             return checked(try arithmetic(expression, for: attribute), for: attribute)
-        }
-    }
-
-    /// Whether an attribute of type `source` may be copied into one of type `target` without
-    /// losing anything: the same type, a wider integer, or an integer or float into a double.
-    static func canCopy(_ source: AttributeType, to target: AttributeType) -> Bool {
-        if source == target { return true }
-        switch (source, target) {
-        case (.integer16, .integer32), (.integer16, .integer64), (.integer32, .integer64): return true
-        case (.integer16, .double), (.integer32, .double), (.integer64, .double), (.float, .double): return true
-        default: return false
         }
     }
 
@@ -157,11 +125,7 @@ private struct UpdateExpressionCompiler {
             }
         case .key(let name):
             let source = try sourceAttribute(name, for: attribute)
-            let usable =
-                attribute.type.isInteger
-                ? source.type.isInteger
-                : (source.type.isNumeric && source.type != .decimal) || (source.type == .date && attribute.type == .date)
-            guard usable else {
+            guard BatchUpdateRules.canUseInArithmetic(source.type, for: attribute.type) else {
                 throw mismatch(attribute, "cannot use \(name), a \(source.type) attribute, in its arithmetic")
             }
             return try column(name)
@@ -171,14 +135,7 @@ private struct UpdateExpressionCompiler {
     }
 
     private func sourceAttribute(_ name: String, for attribute: AttributeDescription) throws -> AttributeDescription {
-        guard let number = entity.attributeNumber(named: name), layout.attributeColumns[number] != nil else {
-            throw StrataError(
-                .unknownKey,
-                "The new value of \(entity.name).\(attribute.name) reads '\(name)', which is not a stored attribute of \(entity.name)."
-                    + didYouMean(name, in: entity.attributes.map(\.name)),
-                entityName: entity.name, propertyName: name)
-        }
-        return entity.attributes[number]
+        try BatchUpdateRules.sourceAttribute(name, for: attribute, of: entity, layout: layout)
     }
 
     private func column(_ name: String) throws -> String {
@@ -206,8 +163,6 @@ private struct UpdateExpressionCompiler {
     }
 
     private func mismatch(_ attribute: AttributeDescription, _ problem: String) -> StrataError {
-        StrataError(
-            .typeMismatch, "\(entity.name).\(attribute.name) (\(attribute.type)) \(problem).", entityName: entity.name,
-            propertyName: attribute.name)
+        BatchUpdateRules.mismatch(attribute, of: entity, problem)
     }
 }

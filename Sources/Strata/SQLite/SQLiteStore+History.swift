@@ -412,41 +412,8 @@ struct HistoryRecorder {
     ) throws -> Int64 {
         let number = try Self.writeTransaction(
             author: changes.author, contextName: changes.contextName, timestamp: timestamp, db: db)
-        var rows: [HistoryChangeRow] = []
-        rows.reserveCapacity(changes.inserts.count + changes.updates.count + changes.deletes.count)
-        for delete in changes.deletes {
-            rows.append(HistoryChangeRow(entity: delete.objectID.entityName, key: delete.objectID.primaryKey ?? 0, kind: 2))
-        }
-        var properties: [ObjectID: Set<String>] = [:]
-        var order: [ObjectID] = []
-        for update in changes.updates {
-            guard let entity = schema.entity(named: update.objectID.entityName) else { continue }
-            var names = Set<String>()
-            for number in update.attributes.keys where number < entity.attributes.count {
-                names.insert(entity.attributes[number].name)
-            }
-            for number in update.toOne.keys where number < entity.relationships.count {
-                names.insert(entity.relationships[number].name)
-            }
-            if properties[update.objectID] == nil { order.append(update.objectID) }
-            properties[update.objectID, default: []].formUnion(names)
-        }
-        for change in changes.toManyUpdates where !change.objectID.isTemporaryID {
-            guard let entity = schema.entity(named: change.objectID.entityName),
-                change.relationshipNumber < entity.relationships.count
-            else { continue }
-            if properties[change.objectID] == nil { order.append(change.objectID) }
-            properties[change.objectID, default: []].insert(entity.relationships[change.relationshipNumber].name)
-        }
-        for objectID in order {
-            rows.append(
-                HistoryChangeRow(
-                    entity: objectID.entityName, key: objectID.primaryKey ?? 0, kind: 1,
-                    properties: (properties[objectID] ?? []).sorted().joined(separator: ",")))
-        }
-        for insert in changes.inserts {
-            guard let permanent = permanentIDs[insert.objectID] else { continue }
-            rows.append(HistoryChangeRow(entity: permanent.entityName, key: permanent.primaryKey ?? 0, kind: 0))
+        let rows = HistoryChangeEntries(changes, permanentIDs: permanentIDs, schema: schema).entries.map {
+            HistoryChangeRow(entity: $0.entity, key: $0.key, kind: $0.kind, properties: $0.properties)
         }
         try Self.writeChangeRows(rows, transaction: number, db: db)
         try Self.writeTombstones(tombstones, transaction: number, db: db)

@@ -26,7 +26,7 @@ final class PostgresConnectionPool: Sendable {
     /// Statements every new connection runs first (`SET search_path`, …).
     private let sessionSetup: [String]
     private let state = PoolState()
-    private let nextConnectionID = LockedCounter()
+    private let connectionCount = LockedBox(0)
     /// Called with the time a request waited for a connection, and whether it got one.
     let onWait: @Sendable (Duration, Bool) -> Void
 
@@ -164,7 +164,10 @@ final class PostgresConnectionPool: Sendable {
 
     /// Opens one connection and prepares its session.
     private func connect() throws -> PostgresConnection {
-        let id = nextConnectionID.next()
+        let id = connectionCount.withLock { count in
+            count += 1
+            return count
+        }
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection.connect(
@@ -224,21 +227,6 @@ private final class PoolState: @unchecked Sendable {
     /// Connections open or being opened, idle or lent.
     var open = 0
     var isClosed = false
-}
-
-/// A counter for connection IDs.
-///
-/// `@unchecked Sendable`: `value` is read and written only under `lock`.
-private final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
-    }
 }
 
 /// One connection lent to a store call: synchronous queries that wait for the event loop.

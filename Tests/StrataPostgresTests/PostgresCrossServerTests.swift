@@ -26,13 +26,8 @@ import Testing
 
     @Test func aSaveOnOneServerReachesTheOtherWithItsObjects() async throws {
         try await offThePool {
-            let database = try PostgresTestDatabase()
-            let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
-            let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
-            defer {
-                try? first.close()
-                try? second.close()
-            }
+            let servers = try TwoServers()
+            let (first, second) = (servers.first, servers.second)
             let received = Received()
             let observation = second.addCommitObserver { commit in received.append(commit, at: Date()) }
             defer { observation.cancel() }
@@ -57,13 +52,8 @@ import Testing
 
     @Test func mergingContextsOnTheOtherServerRefreshTheirObjects() async throws {
         try await offThePool {
-            let database = try PostgresTestDatabase()
-            let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
-            let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
-            defer {
-                try? first.close()
-                try? second.close()
-            }
+            let servers = try TwoServers()
+            let (first, second) = (servers.first, servers.second)
             let writer = first.newBackgroundContext()
             let note = Note(context: writer)
             note.slug = "n"
@@ -84,13 +74,8 @@ import Testing
 
     @Test func aStaleSaveOnTheOtherServerIsAConflict() async throws {
         try await offThePool {
-            let database = try PostgresTestDatabase()
-            let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
-            let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
-            defer {
-                try? first.close()
-                try? second.close()
-            }
+            let servers = try TwoServers()
+            let (first, second) = (servers.first, servers.second)
             let a = first.newBackgroundContext()
             let note = Note(context: a)
             note.slug = "shared"
@@ -118,31 +103,33 @@ import Testing
     }
 }
 
-/// Commits another container heard.
-///
-/// `@unchecked Sendable`: `commits` is read and written only under `lock`.
-final class Received: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [StoreCommit] = []
-    private var delays: [TimeInterval] = []
+/// Two containers on one new schema, as two app servers; closed when released.
+final class TwoServers {
+    let database: PostgresTestDatabase
+    let first: PersistentContainer
+    let second: PersistentContainer
+
+    init() throws {
+        database = try PostgresTestDatabase()
+        first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [database.description()])
+        second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [database.description()])
+    }
+
+    deinit {
+        try? first.close()
+        try? second.close()
+    }
+}
+
+/// Commits another container heard, with the seconds from each one's notice to its arrival.
+final class Received: Sendable {
+    private let stored = LockedBox<[(commit: StoreCommit, latency: TimeInterval)]>([])
 
     func append(_ commit: StoreCommit, at date: Date) {
-        lock.lock()
-        stored.append(commit)
-        delays.append(date.timeIntervalSince(commit.timestamp))
-        lock.unlock()
+        stored.withLock { $0.append((commit, date.timeIntervalSince(commit.timestamp))) }
     }
 
-    /// Seconds from each commit's notice to its arrival.
-    var latencies: [TimeInterval] {
-        lock.lock()
-        defer { lock.unlock() }
-        return delays
-    }
+    var commits: [StoreCommit] { stored.withLock { $0.map(\.commit) } }
 
-    var commits: [StoreCommit] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
+    var latencies: [TimeInterval] { stored.withLock { $0.map(\.latency) } }
 }

@@ -101,30 +101,14 @@ import Testing
     }
 }
 
-/// The outcome of an operation running on another thread.
-///
-/// `@unchecked Sendable`: its values are read and written only under `lock`.
-final class InFlight: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    private var failure: (any Error)?
+/// The outcome of an operation running on another thread: `nil` while it runs, then its error
+/// or `.some(nil)`.
+final class InFlight: Sendable {
+    private let outcome = LockedBox<(any Error)??>(nil)
 
-    func finish(_ error: (any Error)?) {
-        lock.lock()
-        done = true
-        failure = error
-        lock.unlock()
-    }
+    func finish(_ error: (any Error)?) { outcome.withLock { $0 = .some(error) } }
 
-    var isDone: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return done
-    }
+    var isDone: Bool { outcome.withLock { $0 != nil } }
 
-    var error: (any Error)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failure
-    }
+    var error: (any Error)? { outcome.withLock { $0 ?? nil } }
 }

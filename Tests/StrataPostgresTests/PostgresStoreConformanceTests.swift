@@ -25,23 +25,11 @@ import Testing
 
 /// The schemas a test made, dropped when the test ends.
 final class Databases: Sendable {
-    private let made = LockedDatabases()
+    private let made = LockedBox<[PostgresTestDatabase]>([])
 
     func make() throws -> PostgresTestDatabase {
         let database = try PostgresTestDatabase()
-        made.append(database)
+        made.withLock { $0.append(database) }
         return database
-    }
-}
-
-/// `@unchecked Sendable`: the array is read and written only under `lock`.
-private final class LockedDatabases: @unchecked Sendable {
-    private let lock = NSLock()
-    private var databases: [PostgresTestDatabase] = []
-
-    func append(_ database: PostgresTestDatabase) {
-        lock.lock()
-        databases.append(database)
-        lock.unlock()
     }
 }

@@ -62,6 +62,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API itself, for the hot paths that bind and read values directly.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // Stores log and count through the server ecosystem's APIs (StoreDescription.logger).
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -82,7 +85,13 @@ let package = Package(
         // Test helpers for users' tests and future stores: the store conformance suite.
         .target(
             name: "StrataTesting",
-            dependencies: ["Strata"],
+            dependencies: [
+                "Strata",
+                // Capturing what stores log and count, in tests (LogCapture, MetricsCapture).
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strictSwift6
         ),
         // Combine publishers for live queries, notifications and controllers: Apple's Combine
@@ -114,7 +123,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Strata", "StrataTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift6
         ),

@@ -20,26 +20,34 @@ import Strata
 /// through `performBackgroundTask`, repositories or their own threads.
 final class PostgresConnectionPool: Sendable {
     let configuration: PostgresConfiguration
-    let logger: Logger
+    /// Where the pool logs connection events and statements, and counts waits.
+    let instrumentation: StoreInstrumentation
+    var logger: Logger { instrumentation.logger }
+    /// The logger postgres-nio gets: the store's, from `notice` up. At `debug` and `trace`
+    /// postgres-nio logs the messages it sends, bound values included, which Strata's logs
+    /// never show.
+    var driverLogger: Logger { Self.driverLogger(instrumentation.logger) }
+
+    static func driverLogger(_ logger: Logger) -> Logger {
+        var logger = logger
+        logger.logLevel = max(logger.logLevel, .notice)
+        return logger
+    }
     let connectionConfiguration: PostgresConnection.Configuration
     private let eventLoopGroup: any EventLoopGroup
     /// Statements every new connection runs first (`SET search_path`, …).
     private let sessionSetup: [String]
     private let state = PoolState()
     private let connectionCount = LockedBox(0)
-    /// Called with the time a request waited for a connection, and whether it got one.
-    let onWait: @Sendable (Duration, Bool) -> Void
 
     init(
-        configuration: PostgresConfiguration, logger: Logger, sessionSetup: [String],
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        onWait: @escaping @Sendable (Duration, Bool) -> Void = { _, _ in }
+        configuration: PostgresConfiguration, instrumentation: StoreInstrumentation, sessionSetup: [String],
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
         self.configuration = configuration
-        self.logger = logger
+        self.instrumentation = instrumentation
         self.sessionSetup = sessionSetup
         self.eventLoopGroup = eventLoopGroup
-        self.onWait = onWait
         var connection = PostgresConnection.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
             password: configuration.password, database: configuration.database,
@@ -115,7 +123,7 @@ final class PostgresConnectionPool: Sendable {
             }
             if let connection = state.idle.popLast() {
                 state.condition.unlock()
-                if waited { onWait(ContinuousClock.now - start, true) }
+                if waited { instrumentation.metrics.recordPoolWait(ContinuousClock.now - start) }
                 if connection.isClosed {
                     // The server went away while it was idle: forget it and find another.
                     state.condition.lock()
@@ -129,7 +137,7 @@ final class PostgresConnectionPool: Sendable {
                 state.condition.unlock()
                 do {
                     let connection = try connect()
-                    if waited { onWait(ContinuousClock.now - start, true) }
+                    if waited { instrumentation.metrics.recordPoolWait(ContinuousClock.now - start) }
                     return connection
                 } catch {
                     state.condition.lock()
@@ -142,7 +150,10 @@ final class PostgresConnectionPool: Sendable {
             waited = true
             if !state.condition.wait(until: deadline) {
                 state.condition.unlock()
-                onWait(ContinuousClock.now - start, false)
+                instrumentation.metrics.recordPoolWait(ContinuousClock.now - start)
+                instrumentation.metrics.poolExhausted.increment()
+                instrumentation.logger.warning(
+                    "No free PostgreSQL connection", metadata: ["strata.poolSize": "\(configuration.pool.maximumConnections)"])
                 throw StrataError(
                     .poolExhausted,
                     "All \(configuration.pool.maximumConnections) connections to \(configuration) stayed busy for \(configuration.pool.acquireTimeout). Raise the pool size (pool_size) or the server's max_connections, or shorten transactions.")
@@ -171,7 +182,7 @@ final class PostgresConnectionPool: Sendable {
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection.connect(
-                on: eventLoopGroup.next(), configuration: connectionConfiguration, id: id, logger: logger
+                on: eventLoopGroup.next(), configuration: connectionConfiguration, id: id, logger: driverLogger
             ).wait()
         } catch {
             logger.warning(
@@ -248,7 +259,9 @@ final class PostgresSession {
     func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> PostgresQueryResult {
         lastSQL = sql
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.logger).wait()
+            return try pool.instrumentation.timing(sql) {
+                try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.driverLogger).wait()
+            }
         } catch {
             throw failure(error, sql: sql)
         }
@@ -260,16 +273,19 @@ final class PostgresSession {
         guard statements.count > 1 else {
             return try statements.map { try query($0.sql, $0.binds) }
         }
-        let futures = statements.map {
-            connection.query(PostgresQuery(unsafeSQL: $0.sql, binds: $0.binds), logger: pool.logger)
-        }
         var results: [PostgresQueryResult] = []
         var firstError: (any Error, String)?
-        for (index, future) in futures.enumerated() {
-            do {
-                results.append(try future.wait())
-            } catch {
-                if firstError == nil { firstError = (error, statements[index].sql) }
+        // Timed as one: the statements travel and run together.
+        pool.instrumentation.timing(statements.map(\.sql).joined(separator: "; ")) {
+            let futures = statements.map {
+                connection.query(PostgresQuery(unsafeSQL: $0.sql, binds: $0.binds), logger: pool.driverLogger)
+            }
+            for (index, future) in futures.enumerated() {
+                do {
+                    results.append(try future.wait())
+                } catch {
+                    if firstError == nil { firstError = (error, statements[index].sql) }
+                }
             }
         }
         if let (error, sql) = firstError {

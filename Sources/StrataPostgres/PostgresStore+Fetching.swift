@@ -258,7 +258,7 @@ extension PostgresStore {
 
     /// Runs a query on the preparing save's connection, or on one of the pool.
     func read(sql: String, _ bindings: PostgresBindings) throws -> PostgresQueryResult {
-        metrics.fetches.increment()
+        instrumentation.metrics.fetches.increment()
         return try withSession { session in try session.query(sql, bindings) }
     }
 }

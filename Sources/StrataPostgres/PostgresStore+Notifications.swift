@@ -70,8 +70,7 @@ extension PostgresStore {
     func receive(_ payload: String) {
         guard let notice = try? JSONDecoder().decode(CommitNotice.self, from: Data(payload.utf8)), notice.origin != instanceID
         else { return }
-        let latency = Date().timeIntervalSince1970 - notice.sent
-        metrics.recordNotificationLatency(seconds: latency)
+        instrumentation.metrics.recordNotificationLatency(since: Date(timeIntervalSince1970: notice.sent))
         announcements.async { [weak self] in
             guard let self else { return }
             let commit: StoreCommit
@@ -157,7 +156,7 @@ final class PostgresListener: @unchecked Sendable {
     private func connect(isReconnection: Bool) -> EventLoopFuture<Void> {
         let channel = self.channel
         let receive = self.receive
-        return PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 0, logger: logger)
+        return PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 0, logger: PostgresConnectionPool.driverLogger(logger))
             .flatMap { connection -> EventLoopFuture<Void> in
                 self.lock.lock()
                 let stopped = self.isStopped
@@ -173,7 +172,7 @@ final class PostgresListener: @unchecked Sendable {
                 connection.addListener(channel: channel) { _, notification in receive(notification.payload) }
                 connection.closeFuture.whenComplete { _ in self.connectionClosed(connection) }
                 let escaped = "\"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(escaped)"), logger: self.logger).map { _ in
+                return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(escaped)"), logger: PostgresConnectionPool.driverLogger(self.logger)).map { _ in
                     if isReconnection { self.reconnected() }
                 }
             }

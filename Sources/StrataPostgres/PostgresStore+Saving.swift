@@ -88,6 +88,7 @@ extension PostgresStore {
                 result = try body(session, recordsHistory)
             } catch {
                 if !session.isBroken { _ = try? session.query("ROLLBACK") }
+                if let error = error as? StrataError { instrumentation.conflict(error) }
                 throw error
             }
             // The notice goes with the commit, in one round trip; PostgreSQL delivers it only
@@ -99,9 +100,10 @@ extension PostgresStore {
                 _ = try session.pipeline(closing)
             } catch {
                 if !session.isBroken { _ = try? session.query("ROLLBACK") }
+                if let error = error as? StrataError { instrumentation.conflict(error) }
                 throw error
             }
-            metrics.saves.increment()
+            instrumentation.metrics.saves.increment()
             return result
         }
     }
@@ -453,8 +455,6 @@ struct PostgresChangeWriter {
     }
 
     func lockingFailure(_ objectID: ObjectID, entity: String, deleted: Bool) -> StrataError {
-        store.metrics.conflicts.increment()
-        store.logger.notice("Optimistic locking conflict", metadata: ["strata.entity": "\(entity)", "strata.objectID": "\(objectID)"])
         return StrataError(
             .optimisticLockingFailure,
             deleted

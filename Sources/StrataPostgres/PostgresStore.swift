@@ -47,8 +47,8 @@ public final class PostgresStore: PersistentStore {
     let announcements = DispatchQueue(label: "strata.postgres.commits")
     /// The connection that listens for other servers' commits.
     let listener: PostgresListener
-    /// Counters and timers (swift-metrics).
-    let metrics: PostgresStoreMetrics
+    /// Where the store logs and what it counts (``Strata/StoreDescription/logger``).
+    let instrumentation: StoreInstrumentation
     public var isPersistentHistoryTrackingEnabled: Bool { historyTracking.withLock { $0 } }
 
     /// Opens the store in `configuration`'s database and schema, creating its tables when the
@@ -72,21 +72,29 @@ public final class PostgresStore: PersistentStore {
     ///   holds tables of something else), ``StrataError/Code/incompatibleSchema`` (written with
     ///   another schema; the details list the differences), ``StrataError/Code/invalidSchema``
     ///   (a name too long for PostgreSQL) or ``StrataError/Code/storeNotWritable``.
-    public init(
+    public convenience init(
         configuration: PostgresConfiguration, schema: Schema, isReadOnly: Bool = false,
         persistentHistoryTracking: Bool = false, logger: Logger? = nil
     ) throws {
+        var description = StoreDescription(kind: .inMemory)
+        description.logger = logger
+        try self.init(
+            configuration: configuration, schema: schema, isReadOnly: isReadOnly,
+            persistentHistoryTracking: persistentHistoryTracking,
+            instrumentation: StoreInstrumentation(description: description, kind: "postgres", name: configuration.schemaName))
+    }
+
+    /// Opens the store as ``init(configuration:schema:isReadOnly:persistentHistoryTracking:logger:)``
+    /// does, logging and counting through `instrumentation`.
+    package init(
+        configuration: PostgresConfiguration, schema: Schema, isReadOnly: Bool, persistentHistoryTracking: Bool,
+        instrumentation: StoreInstrumentation
+    ) throws {
         let layout = try PostgresLayout(schema: schema)
-        let logger = logger ?? Logger(label: "strata.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let logger = instrumentation.logger
         var setup = ["SET search_path TO \(quoted(configuration.schemaName))"]
         if isReadOnly { setup.append("SET default_transaction_read_only = on") }
-        let metrics = PostgresStoreMetrics(schemaName: configuration.schemaName)
-        let pool = try PostgresConnectionPool(
-            configuration: configuration, logger: logger, sessionSetup: setup,
-            onWait: { waited, acquired in
-                metrics.recordPoolWait(waited)
-                if !acquired { metrics.poolExhausted.increment() }
-            })
+        let pool = try PostgresConnectionPool(configuration: configuration, instrumentation: instrumentation, sessionSetup: setup)
         let writeLockKey = Self.lockKey(forSchemaNamed: configuration.schemaName)
         let opened: (identifier: String, history: Bool)
         do {
@@ -109,7 +117,7 @@ public final class PostgresStore: PersistentStore {
         self.logger = logger
         self.writeLockKey = writeLockKey
         self.historyTracking = LockedBox(opened.history)
-        self.metrics = metrics
+        self.instrumentation = instrumentation
         // Set up before it starts: the listener calls back into the store.
         let receiver = WeakStore()
         listener = PostgresListener(
@@ -318,9 +326,11 @@ extension PostgresStore {
     /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` when the schema holds
     ///   tables of something else, or the connection errors.
     public static func recordedSchema(configuration: PostgresConfiguration, logger: Logger? = nil) throws -> Schema? {
-        let logger = logger ?? Logger(label: "strata.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        var description = StoreDescription(kind: .inMemory)
+        description.logger = logger
         let pool = try PostgresConnectionPool(
-            configuration: configuration, logger: logger,
+            configuration: configuration,
+            instrumentation: StoreInstrumentation(description: description, kind: "postgres", name: configuration.schemaName),
             sessionSetup: ["SET search_path TO \(quoted(configuration.schemaName))", "SET default_transaction_read_only = on"])
         defer { pool.close() }
         return try pool.withConnection { session in

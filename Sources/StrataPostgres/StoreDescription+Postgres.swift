@@ -9,23 +9,23 @@ import Strata
 public struct PostgresStoreProvider: PersistentStoreProvider {
     /// Where the store lives and how to reach it.
     public var configuration: PostgresConfiguration
-    /// Where the store logs; nothing by default.
-    public var logger: Logger?
 
     /// A provider for the store in `configuration`'s database and schema.
-    public init(configuration: PostgresConfiguration, logger: Logger? = nil) {
+    public init(configuration: PostgresConfiguration) {
         self.configuration = configuration
-        self.logger = logger
     }
 
+    /// Opens the store, logging through the description's ``Strata/StoreDescription/logger``
+    /// with its statement settings.
     public func makeStore(schema: Schema, description: StoreDescription) throws -> any PersistentStore {
         try PostgresStore(
             configuration: configuration, schema: schema, isReadOnly: description.isReadOnly,
-            persistentHistoryTracking: description.isPersistentHistoryTrackingEnabled, logger: logger)
+            persistentHistoryTracking: description.isPersistentHistoryTrackingEnabled,
+            instrumentation: StoreInstrumentation(description: description, kind: "postgres", name: configuration.schemaName))
     }
 
     public func recordedSchema() throws -> Schema? {
-        try PostgresStore.recordedSchema(configuration: configuration, logger: logger)
+        try PostgresStore.recordedSchema(configuration: configuration)
     }
 
     /// The store's location, without the password.
@@ -59,14 +59,17 @@ extension StoreDescription {
     ///   - storeConfiguration: The model configuration whose entities the store holds; `nil`
     ///     for every entity.
     ///   - persistentHistoryTracking: Whether the store records persistent history.
-    ///   - logger: Where the store logs connection events, conflicts and slow statements.
+    ///   - logger: Where the store logs connection events, conflicts and slow statements
+    ///     (the description's ``Strata/StoreDescription/logger``).
     public static func postgres(
         _ configuration: PostgresConfiguration, configuration storeConfiguration: String? = nil,
         persistentHistoryTracking: Bool = false, logger: Logger? = nil
     ) -> StoreDescription {
-        StoreDescription(
-            kind: .custom(PostgresStoreProvider(configuration: configuration, logger: logger)),
+        var description = StoreDescription(
+            kind: .custom(PostgresStoreProvider(configuration: configuration)),
             configuration: storeConfiguration, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
+        description.logger = logger
+        return description
     }
 
     /// A PostgreSQL store, from a connection URL (see ``PostgresConfiguration/init(url:)``).

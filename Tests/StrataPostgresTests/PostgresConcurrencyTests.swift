@@ -104,7 +104,7 @@ final class LockHolder: @unchecked Sendable {
         let configuration = configuration
         let thread = Thread { [self] in
             let pool = try? PostgresConnectionPool(
-                configuration: configuration, logger: .init(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+                configuration: configuration, instrumentation: .silent(kind: "postgres", name: "test"),
                 sessionSetup: [])
             try? pool?.withConnection { session in
                 var key = PostgresBindings()

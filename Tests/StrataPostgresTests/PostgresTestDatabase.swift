@@ -37,7 +37,7 @@ final class PostgresTestDatabase: Sendable {
     @discardableResult
     func execute(_ sql: String) throws -> PostgresQueryResult {
         let pool = try PostgresConnectionPool(
-            configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            configuration: configuration, instrumentation: .silent(kind: "postgres", name: "test"),
             sessionSetup: ["SET search_path TO \(quoted(schemaName))"])
         defer { pool.close() }
         return try pool.withConnection { try $0.query(sql) }

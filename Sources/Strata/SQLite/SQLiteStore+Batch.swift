@@ -27,8 +27,11 @@ extension SQLiteStore {
         try checkNotPreparing()
         var timestamp = Date()
         var transactionNumber: Int64?
+        let clock = ContinuousClock()
+        let asked = clock.now
         do {
             let (changes, written) = try writer.write { db -> (BatchChanges, BatchResult) in
+                instrumentation.metrics.recordPoolWait(clock.now - asked)
                 // Known before the body runs: a batch delete keeps tombstones only with history.
                 let recordsHistory = try historyTurnedOn(in: db)
                 let (changes, computed) = try body(db)
@@ -51,6 +54,7 @@ extension SQLiteStore {
                 result.deletedObjectIDs = deleted
             }
             guard !changes.isEmpty else { return result }
+            instrumentation.metrics.saves.increment()
             let commit: StoreCommit
             if let run = changes.inserted.first, changes.inserted.count == 1, deleted.isEmpty {
                 // A batch insert's commit keeps its rows as keys: no million IDs made unread.
@@ -81,10 +85,12 @@ extension SQLiteStore {
                     fileURL: url, sql: error.sql, underlyingError: error)
             }
             if let error = error as? DatabaseError, error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                throw StrataError(
+                let failure = StrataError(
                     .constraintConflict,
                     "The batch request would break a uniqueness constraint (\(error.message ?? "UNIQUE constraint failed")). Nothing was written.",
                     fileURL: url, sql: error.sql, underlyingError: error)
+                instrumentation.conflict(failure)
+                throw failure
             }
             // The caller's own errors (a row handler's) come back as they were thrown.
             guard error is DatabaseError else { throw error }

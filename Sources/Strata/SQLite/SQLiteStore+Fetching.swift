@@ -290,6 +290,7 @@ extension SQLiteStore {
     }
 
     func read<T>(sql: String, _ body: (Database) throws -> T) throws -> T {
+        instrumentation.metrics.fetches.increment()
         do {
             // Inside a save's preparation this thread holds the write transaction: the writer
             // connection reads the state the save will write over.
@@ -313,7 +314,12 @@ extension SQLiteStore {
             case .SQLITE_MISUSE: .storeClosed
             default: .storeError
             }
-        if code == .corruptStore { corruptionDetected.withLock { $0 = true } }
+        if code == .corruptStore {
+            corruptionDetected.withLock { $0 = true }
+            instrumentation.logger.error(
+                "The store file is damaged; writes are refused until it is opened again",
+                metadata: ["strata.message": "\(database.message ?? "\(database.resultCode)")"])
+        }
         return StrataError(
             code, "SQLite: \(database.message ?? "\(database.resultCode)")", fileURL: url, sql: sql ?? database.sql,
             underlyingError: database)

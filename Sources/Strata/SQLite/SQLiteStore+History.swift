@@ -339,6 +339,7 @@ extension SQLiteStore {
                     author: nil, contextName: nil, isRemote: true))
         }
         return commits + transactions.filter { !own.contains($0.transactionNumber) }.map { transaction in
+            instrumentation.metrics.recordNotificationLatency(since: transaction.timestamp)
             var inserted: [ObjectID] = []
             var updated: [ObjectID] = []
             var deleted: [ObjectID] = []

@@ -33,7 +33,9 @@ extension SQLiteStore {
     }
 
     /// Opens the store file at `url`, creating it when there is none.
-    static func openFile(at url: URL, schema: Schema, layout: StoreLayout, isReadOnly: Bool) throws -> (
+    static func openFile(
+        at url: URL, schema: Schema, layout: StoreLayout, isReadOnly: Bool, instrumentation: StoreInstrumentation? = nil
+    ) throws -> (
         pool: DatabasePool, identifier: String
     ) {
         // Creating can lose a race with another process creating the same store; the store
@@ -49,7 +51,7 @@ extension SQLiteStore {
                 }
                 let identifier = UUID().uuidString
                 guard try createAtomically(at: url, schema: schema, layout: layout, identifier: identifier) else { continue }
-                return (try openPool(at: url, isReadOnly: false), identifier)
+                return (try openPool(at: url, isReadOnly: false, instrumentation: instrumentation), identifier)
             case .empty:
                 guard !isReadOnly else {
                     throw StrataError(
@@ -58,13 +60,13 @@ extension SQLiteStore {
                         fileURL: url)
                 }
                 removeStaleSideFiles(of: url)
-                return try createInPlace(at: url, schema: schema, layout: layout)
+                return try createInPlace(at: url, schema: schema, layout: layout, instrumentation: instrumentation)
             case .existing:
                 guard try recoverHotJournalIfNeeded(at: url, isReadOnly: isReadOnly) else { continue }
                 try checkHeader(of: url)
                 switch try inspectExisting(url: url, schema: schema) {
                 case .store(let identifier, let format):
-                    let pool = try openPool(at: url, isReadOnly: isReadOnly)
+                    let pool = try openPool(at: url, isReadOnly: isReadOnly, instrumentation: instrumentation)
                     do {
                         try verifyStructure(of: pool, layout: layout, format: format, isReadOnly: isReadOnly, url: url)
                     } catch {
@@ -167,9 +169,12 @@ extension SQLiteStore {
     /// Creates the tables of a new store in an existing empty file (or empty database), which
     /// cannot be replaced atomically without racing other processes. A crash half-way leaves
     /// an empty file or an empty database, which the next open creates the store in again.
-    static func createInPlace(at url: URL, schema: Schema, layout: StoreLayout) throws -> (pool: DatabasePool, identifier: String) {
+    static func createInPlace(
+        at url: URL, schema: Schema, layout: StoreLayout, instrumentation: StoreInstrumentation? = nil
+    ) throws -> (pool: DatabasePool, identifier: String) {
         do {
-            let pool = try DatabasePool(path: url.path, configuration: configuration(for: url, isReadOnly: false))
+            let pool = try DatabasePool(
+                path: url.path, configuration: configuration(for: url, isReadOnly: false, instrumentation: instrumentation))
             let identifier = try prepareNewStore(pool, layout: layout, schema: schema, identifier: UUID().uuidString)
             return (pool, identifier)
         } catch let error as StrataError {
@@ -246,13 +251,31 @@ extension SQLiteStore {
     // MARK: Opening existing files
 
     /// The connection settings of a file store.
-    static func configuration(for url: URL, isReadOnly: Bool) -> Configuration {
+    static func configuration(
+        for url: URL, isReadOnly: Bool, instrumentation: StoreInstrumentation? = nil
+    ) -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.readonly = isReadOnly
         configuration.label = "Strata \(url.lastPathComponent)"
-        configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
+        configuration.prepareDatabase { db in
+            SQLiteFunctions.register(in: db)
+            if let instrumentation { observeStatements(of: db, instrumentation) }
+        }
         return configuration
+    }
+
+    /// Times every statement a connection runs and hands it to `instrumentation` (slow
+    /// statements and the statement trace), when a logger wants them: otherwise nothing is
+    /// installed and statements cost nothing extra.
+    static func observeStatements(of db: Database, _ instrumentation: StoreInstrumentation) {
+        guard instrumentation.observesStatements else { return }
+        db.trace(options: .profile) { event in
+            // `sql` is the text as prepared, with `?` where values are bound; never
+            // `expandedSQL`, which would put the values in the log.
+            guard case .profile(let statement, let duration) = event else { return }
+            instrumentation.statement(statement.sql, duration: .nanoseconds(Int64(duration * 1e9)))
+        }
     }
 
     /// Opens an existing store's connections without writing to the file.
@@ -261,10 +284,11 @@ extension SQLiteStore {
     /// a table, which moves the schema cookie and leaves a free page behind. A placeholder
     /// `-wal` too short to hold a WAL header is one SQLite reads as an empty WAL and replaces on
     /// the first write, so it keeps GRDB from writing without changing what SQLite sees.
-    static func openPool(at url: URL, isReadOnly: Bool) throws -> DatabasePool {
+    static func openPool(at url: URL, isReadOnly: Bool, instrumentation: StoreInstrumentation? = nil) throws -> DatabasePool {
         if !isReadOnly { placeEmptyWAL(for: url) }
         do {
-            return try DatabasePool(path: url.path, configuration: configuration(for: url, isReadOnly: isReadOnly))
+            return try DatabasePool(
+                path: url.path, configuration: configuration(for: url, isReadOnly: isReadOnly, instrumentation: instrumentation))
         } catch {
             throw openingError(error, url: url)
         }

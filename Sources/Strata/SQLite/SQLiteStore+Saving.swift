@@ -58,8 +58,11 @@ extension SQLiteStore {
         var currentSQL: String?
         var timestamp = Date()
         var transactionNumber: Int64?
+        let clock = ContinuousClock()
+        let asked = clock.now
         do {
             let (changes, result) = try writer.write { db in
+                instrumentation.metrics.recordPoolWait(clock.now - asked)
                 let changes = try Self.$preparingSave.withValue(ObjectIdentifier(self)) { try prepare() }
                 timestamp = Date()  // in the transaction: history timestamps follow transaction order
                 // Known before the rows change: deletions keep their tombstones.
@@ -76,6 +79,7 @@ extension SQLiteStore {
                 return (changes, writer.result)
             }
             guard !changes.isEmpty else { return result }
+            instrumentation.metrics.saves.increment()
             let inserted = changes.inserts.compactMap { result.permanentIDs[$0.objectID] }
             var commit = StoreCommit(
                 storeIdentifier: identifier, insertedObjectIDs: inserted,
@@ -89,7 +93,9 @@ extension SQLiteStore {
         } catch {
             // The transaction rolled back: its number was not used, and another writer may get it.
             if let transactionNumber { historyAnnouncement.withLock { _ = $0.own.remove(transactionNumber) } }
-            throw saveError(error, sql: currentSQL)
+            let failure = saveError(error, sql: currentSQL)
+            instrumentation.conflict(failure)
+            throw failure
         }
     }
 

@@ -45,6 +45,8 @@ public final class SQLiteStore: PersistentStore {
     private let remoteChangePolling = LockedBox<Task<Void, Never>?>(nil)
     /// The shared lock a file store holds while open, which keeps migrations out.
     private let fileLock: StoreFileLock?
+    /// Where the store logs and what it counts (``StoreDescription/logger``).
+    let instrumentation: StoreInstrumentation
 
     /// Opens the store at `url`, creating it (and its folder) if there is no file yet.
     ///
@@ -69,14 +71,28 @@ public final class SQLiteStore: PersistentStore {
     ///   ``StrataError/Code/incompatibleSchema`` (written with another schema; the details list
     ///   the differences) or ``StrataError/Code/storeNotWritable`` (the location cannot be
     ///   written, or a read-only store does not exist or needs recovery).
-    public init(url: URL, schema: Schema, isReadOnly: Bool = false, persistentHistoryTracking: Bool = false) throws {
+    public convenience init(
+        url: URL, schema: Schema, isReadOnly: Bool = false, persistentHistoryTracking: Bool = false
+    ) throws {
+        try self.init(
+            url: url, schema: schema, isReadOnly: isReadOnly, persistentHistoryTracking: persistentHistoryTracking,
+            instrumentation: .silent(kind: "sqlite", name: url.lastPathComponent))
+    }
+
+    /// Opens the store at `url` as ``init(url:schema:isReadOnly:persistentHistoryTracking:)``
+    /// does, logging and counting through `instrumentation`.
+    package init(
+        url: URL, schema: Schema, isReadOnly: Bool, persistentHistoryTracking: Bool,
+        instrumentation: StoreInstrumentation
+    ) throws {
         let layout = StoreLayout(schema: schema)
         removesSideFilesOnClose =
             !isReadOnly || (Self.fileSize(atPath: url.path + "-wal") == nil && Self.fileSize(atPath: url.path + "-shm") == nil)
         // Taken before SQLite opens the file, so that a store being migrated is not read with
         // its old schema (a new store is locked once it exists).
         let earlyLock = try StoreFileLock(url: url, exclusive: false)
-        let opened = try Self.openFile(at: url, schema: schema, layout: layout, isReadOnly: isReadOnly)
+        let opened = try Self.openFile(
+            at: url, schema: schema, layout: layout, isReadOnly: isReadOnly, instrumentation: instrumentation)
         do {
             fileLock = try earlyLock.isHolding ? earlyLock : StoreFileLock(url: url, exclusive: false)
             historyTracking = LockedBox(
@@ -92,6 +108,8 @@ public final class SQLiteStore: PersistentStore {
         self.layout = layout
         self.writer = opened.pool
         self.isReadOnly = isReadOnly
+        self.instrumentation = instrumentation
+        instrumentation.logger.info("Opened SQLite store", metadata: ["strata.storeIdentifier": "\(identifier)"])
     }
 
     /// Creates an empty store in memory, private to this instance.
@@ -99,13 +117,24 @@ public final class SQLiteStore: PersistentStore {
     /// - Parameters:
     ///   - schema: The schema of the objects in the store.
     ///   - persistentHistoryTracking: Whether the store records persistent history.
-    public init(inMemoryWith schema: Schema, persistentHistoryTracking: Bool = false) throws {
+    public convenience init(inMemoryWith schema: Schema, persistentHistoryTracking: Bool = false) throws {
+        try self.init(
+            inMemoryWith: schema, persistentHistoryTracking: persistentHistoryTracking,
+            instrumentation: .silent(kind: "memory", name: "in-memory"))
+    }
+
+    /// Creates an empty store in memory as ``init(inMemoryWith:persistentHistoryTracking:)``
+    /// does, logging and counting through `instrumentation`.
+    package init(inMemoryWith schema: Schema, persistentHistoryTracking: Bool, instrumentation: StoreInstrumentation) throws {
         let layout = StoreLayout(schema: schema)
         let identifier = UUID().uuidString
         let queue: DatabaseQueue
         do {
             var configuration = Configuration()
-            configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
+            configuration.prepareDatabase { db in
+                SQLiteFunctions.register(in: db)
+                Self.observeStatements(of: db, instrumentation)
+            }
             queue = try DatabaseQueue(configuration: configuration)
             try Self.prepareNewStore(queue, layout: layout, schema: schema, identifier: identifier)
             historyTracking = LockedBox(
@@ -121,6 +150,7 @@ public final class SQLiteStore: PersistentStore {
         self.isReadOnly = false
         self.removesSideFilesOnClose = false
         self.fileLock = nil
+        self.instrumentation = instrumentation
     }
 
     /// Creates a store in memory, private to this instance, that starts as a copy of the
@@ -137,13 +167,24 @@ public final class SQLiteStore: PersistentStore {
     /// - Throws: ``StrataError`` as ``init(url:schema:isReadOnly:persistentHistoryTracking:)``
     ///   does for a read-only open of `url`, or ``StrataError/Code/storeError`` when the copy
     ///   cannot be made.
-    public init(inMemoryCopyOf url: URL, schema: Schema, isReadOnly: Bool = false) throws {
+    public convenience init(inMemoryCopyOf url: URL, schema: Schema, isReadOnly: Bool = false) throws {
+        try self.init(
+            inMemoryCopyOf: url, schema: schema, isReadOnly: isReadOnly,
+            instrumentation: .silent(kind: "memory", name: "in-memory"))
+    }
+
+    /// Creates an in-memory copy of a store file as ``init(inMemoryCopyOf:schema:isReadOnly:)``
+    /// does, logging and counting through `instrumentation`.
+    package init(inMemoryCopyOf url: URL, schema: Schema, isReadOnly: Bool, instrumentation: StoreInstrumentation) throws {
         let file = try SQLiteStore(url: url, schema: schema, isReadOnly: true)
         defer { try? file.close() }
         let queue: DatabaseQueue
         do {
             var configuration = Configuration()
-            configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
+            configuration.prepareDatabase { db in
+                SQLiteFunctions.register(in: db)
+                Self.observeStatements(of: db, instrumentation)
+            }
             queue = try DatabaseQueue(configuration: configuration)
             try file.writer.backup(to: queue)
         } catch {
@@ -158,6 +199,7 @@ public final class SQLiteStore: PersistentStore {
         self.isReadOnly = isReadOnly
         self.removesSideFilesOnClose = false
         self.fileLock = nil
+        self.instrumentation = instrumentation
     }
 
     public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
@@ -249,6 +291,7 @@ public final class SQLiteStore: PersistentStore {
         }
         if let url, removesSideFilesOnClose { Self.removeSideFilesIfUnused(of: url) }
         fileLock?.release()
+        instrumentation.logger.info("Closed SQLite store")
     }
 }
 

@@ -20,12 +20,17 @@ extension StoreDescription {
         case .sqlite(let url):
             try SQLiteStore(
                 url: url, schema: schema, isReadOnly: isReadOnly,
-                persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
+                persistentHistoryTracking: isPersistentHistoryTrackingEnabled,
+                instrumentation: StoreInstrumentation(description: self, kind: "sqlite", name: url.lastPathComponent))
         case .inMemory:
             if let initialContentsURL {
-                try SQLiteStore(inMemoryCopyOf: initialContentsURL, schema: schema, isReadOnly: isReadOnly)
+                try SQLiteStore(
+                    inMemoryCopyOf: initialContentsURL, schema: schema, isReadOnly: isReadOnly,
+                    instrumentation: StoreInstrumentation(description: self, kind: "memory", name: "in-memory"))
             } else {
-                try SQLiteStore(inMemoryWith: schema, persistentHistoryTracking: isPersistentHistoryTrackingEnabled)
+                try SQLiteStore(
+                    inMemoryWith: schema, persistentHistoryTracking: isPersistentHistoryTrackingEnabled,
+                    instrumentation: StoreInstrumentation(description: self, kind: "memory", name: "in-memory"))
             }
         case .custom(let provider):
             try provider.makeStore(schema: schema, description: self)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Where and how a container keeps one of its stores.
 ///
@@ -100,6 +101,36 @@ public struct StoreDescription: Sendable, Hashable {
     /// opens it, so that no reader ever misses a transaction.
     public var isPersistentHistoryTrackingEnabled: Bool
 
+    /// Where the store logs (swift-log): connection events, conflicts, slow statements and,
+    /// when ``tracesStatements`` is on, every statement. `nil`, the default, logs nothing, and
+    /// nothing is ever printed to standard output.
+    ///
+    /// ```swift
+    /// var description = StoreDescription.sqlite(url)
+    /// description.logger = Logger(label: "app.strata")
+    /// description.slowStatementThreshold = .milliseconds(100)
+    /// ```
+    ///
+    /// Messages carry the metadata `strata.store` (`sqlite:Movies.sqlite`,
+    /// `postgres:public`), and statement messages `strata.sql` and
+    /// `strata.durationMilliseconds`. SQL is logged as the store sends it, with `?` or `$1`
+    /// where values go: bound values are never logged. Two descriptions that differ only in
+    /// their loggers are equal.
+    public var logger: Logger? {
+        get { loggerReference.logger }
+        set { loggerReference = LoggerReference(logger: newValue) }
+    }
+    private var loggerReference = LoggerReference(logger: nil)
+
+    /// Statements that run at least this long are logged at `warning` level, with their SQL
+    /// and duration, when ``logger`` is set. Half a second by default; `nil` logs none.
+    public var slowStatementThreshold: Duration? = .milliseconds(500)
+
+    /// Whether every statement the store runs is logged at `trace` level (the logger's level
+    /// must let `trace` through), with its SQL and duration but never its bound values. Off by
+    /// default: it is for development and for chasing a problem.
+    public var tracesStatements = false
+
     /// Creates a description.
     public init(
         kind: Kind, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false,
@@ -152,4 +183,11 @@ public struct StoreDescription: Sendable, Hashable {
         StoreDescription(
             kind: .inMemory, configuration: configuration, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
     }
+}
+
+/// A logger in a description: descriptions compare and hash without it.
+private struct LoggerReference: Sendable, Hashable {
+    let logger: Logger?
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataPostgres
 
 /// `strata save-loop`: saves batches of movies to a store, one save per batch, until it is
 /// stopped. A hidden command that the crash-safety tests kill at random moments.
@@ -27,7 +28,7 @@ struct SaveLoopCommand: ParsableCommand {
     /// The number of movies, and of reviews, in each batch.
     static let batchSize = 10
 
-    @Option(name: .customLong("store"), help: "The SQLite store to save to.")
+    @Option(name: .customLong("store"), help: "The store to save to: an SQLite file's path or a postgres:// URL.")
     var storePath: String
 
     // `.unconditional` takes the next argument as the value even when it starts with a dash,
@@ -59,14 +60,11 @@ struct SaveLoopCommand: ParsableCommand {
     func run() throws {
         var output = StandardOutput()
         do {
+            let store = try Self.storeDescription(for: storePath, history: history)
             if batchRequests {
-                try Self.runBatchRequests(
-                    storeURL: URL(fileURLWithPath: storePath), batches: batches, author: author, history: history,
-                    into: &output)
+                try Self.runBatchRequests(store: store, batches: batches, author: author, into: &output)
             } else {
-                try Self.run(
-                    storeURL: URL(fileURLWithPath: storePath), batches: batches, author: author, history: history,
-                    into: &output)
+                try Self.run(store: store, batches: batches, author: author, into: &output)
             }
         } catch let error as StrataError {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
@@ -74,13 +72,21 @@ struct SaveLoopCommand: ParsableCommand {
         }
     }
 
-    /// Saves `batches` batches to the store at `storeURL`, writing each batch number to
-    /// `output` once its save has returned.
+    /// The store `--store` names: a PostgreSQL store for a `postgres://` URL, else an SQLite
+    /// file at that path.
+    static func storeDescription(for store: String, history: Bool) throws -> StoreDescription {
+        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
+            return .postgres(try PostgresConfiguration(url: store), persistentHistoryTracking: history)
+        }
+        return .sqlite(URL(fileURLWithPath: store), persistentHistoryTracking: history)
+    }
+
+    /// Saves `batches` batches to `store`, writing each batch number to `output` once its save
+    /// has returned.
     static func run(
-        storeURL: URL, batches: Int, author: String? = nil, history: Bool = false,
-        into output: inout some TextOutputStream
+        store: StoreDescription, batches: Int, author: String? = nil, into output: inout some TextOutputStream
     ) throws {
-        var (container, context, batch) = try openLoop(storeURL: storeURL, author: author, history: history)
+        var (container, context, batch) = try openLoop(store: store, author: author)
         for _ in 0..<max(batches, 0) {
             batch += 1
             for item in 1...batchSize {
@@ -110,10 +116,9 @@ struct SaveLoopCommand: ParsableCommand {
     /// batch a kill interrupts is in one of the states between requests, never part-way
     /// through one.
     static func runBatchRequests(
-        storeURL: URL, batches: Int, author: String? = nil, history: Bool = false,
-        into output: inout some TextOutputStream
+        store: StoreDescription, batches: Int, author: String? = nil, into output: inout some TextOutputStream
     ) throws {
-        var (container, context, batch) = try openLoop(storeURL: storeURL, author: author, history: history)
+        var (container, context, batch) = try openLoop(store: store, author: author)
         for _ in 0..<max(batches, 0) {
             batch += 1
             var item = 0
@@ -140,10 +145,10 @@ struct SaveLoopCommand: ParsableCommand {
     }
 
     /// The loop's container and context, and the highest batch number already in the store.
-    static func openLoop(storeURL: URL, author: String?, history: Bool) throws -> (
+    static func openLoop(store: StoreDescription, author: String?) throws -> (
         PersistentContainer, ObjectContext, Int
     ) {
-        let container = try makeContainer(storeURL: storeURL, history: history)
+        let container = try makeContainer(store: store)
         let context = container.newBackgroundContext()
         context.transactionAuthor = author.map { TransactionAuthor($0) }
         let batch = try context.fetch(Movie.self).compactMap { batchNumber(ofTitle: $0.title) }.max() ?? 0
@@ -153,9 +158,12 @@ struct SaveLoopCommand: ParsableCommand {
 
     /// A container for the model the loop saves, with one SQLite store at `storeURL`.
     static func makeContainer(storeURL: URL, history: Bool = false) throws -> PersistentContainer {
-        try PersistentContainer(
-            name: "SaveLoop", entities: [Movie.self, Director.self, Critic.self],
-            storeDescriptions: [.sqlite(storeURL, persistentHistoryTracking: history)])
+        try makeContainer(store: .sqlite(storeURL, persistentHistoryTracking: history))
+    }
+
+    /// A container for the model the loop saves, with one store.
+    static func makeContainer(store: StoreDescription) throws -> PersistentContainer {
+        try PersistentContainer(name: "SaveLoop", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [store])
     }
 
     /// The batch number in a title the loop made (`batch <n> item <i>`), or `nil`.

@@ -10,34 +10,21 @@ extension PostgresStore {
     public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
         guard var query = try makeQuery(request.plan) else { return [] }
         let entity = request.plan.entity
-        var resolver = PredicateResolver(schema: schema, entity: entity)
+        let resolved = try ResolvedValuesRequest(request, schema: schema)
         var expressions: [String] = []
         var types: [AttributeType] = []
         // Columns of integer sums, as text: an integer, or a Double beyond Int64's range.
         var integerSums: Set<Int> = []
-        for column in request.columns {
+        for column in resolved.columns {
             switch column {
-            case .property(let key):
-                let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
+            case .property(let target):
                 expressions.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
                 types.append(target.type)
-            case .aggregate(.count, nil):
+            case .countRows:
                 expressions.append("COUNT(*)")
                 types.append(.integer64)
-            case .aggregate(let function, let key?):
-                let target = try resolver.resolveSort(QuerySortDescriptor(key: key))
+            case .aggregate(let function, let target, let kind):
                 let column = query.compiler.propertyColumn(steps: target.steps, number: target.number)
-                let kind = ValueKind(target.type)
-                if function != .count && function != .min && function != .max && !kind.isNumeric {
-                    throw StrataError(
-                        .typeMismatch, "\(function.rawValue) needs a numeric attribute; \(entity.name).\(key) is \(target.type).",
-                        entityName: entity.name, propertyName: key)
-                }
-                if kind == .codable {
-                    throw StrataError(
-                        .typeMismatch, "\(function.rawValue) cannot use the Codable attribute \(entity.name).\(key).",
-                        entityName: entity.name, propertyName: key)
-                }
                 switch (function, kind) {
                 case (.count, _):
                     expressions.append("COUNT(\(column))")
@@ -60,19 +47,14 @@ extension PostgresStore {
                     expressions.append(PostgresQueryCompiler.aggregate(function.collectionOperator, of: column, kind: kind))
                     types.append(target.type)
                 }
-            case .aggregate(let function, nil):
-                throw StrataError(
-                    .invalidPredicate, "\(function.rawValue) needs an attribute; only count can count rows.", entityName: entity.name)
             }
         }
-        var groupTerms: [String] = []
-        for key in request.groupBy {
-            let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
-            let term = query.compiler.propertyColumn(steps: target.steps, number: target.number)
-            groupTerms.append(target.type == .codable ? "\(term)::text" : term)
+        let groupTerms = resolved.groupBy.map {
+            let term = query.compiler.propertyColumn(steps: $0.steps, number: $0.number)
+            return $0.type == .codable ? "\(term)::text" : term
         }
         let groupBy = groupTerms.isEmpty ? "" : " GROUP BY " + groupTerms.joined(separator: ", ")
-        let isAggregate = !groupTerms.isEmpty || request.columns.contains { if case .aggregate = $0 { true } else { false } }
+        let isAggregate = resolved.isAggregate
         if isAggregate && groupTerms.isEmpty { query.sorts = [] }
         if query.sortsOnClient {
             throw StrataError(

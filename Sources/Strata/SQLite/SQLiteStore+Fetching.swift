@@ -406,37 +406,21 @@ extension SQLiteStore {
     /// returns a `REAL` for a sum beyond `Int64`'s range.
     private func fetchValues(_ request: StoreValuesRequest, exactIntegerSums: Bool) throws -> [[AttributeValue]] {
         guard var query = try makeQuery(request.plan) else { return [] }
-        let entity = request.plan.entity
-        var resolver = PredicateResolver(schema: schema, entity: entity)
+        let resolved = try ResolvedValuesRequest(request, schema: schema)
         var expressions: [String] = []
         var types: [AttributeType] = []
         // Columns of integer sums, which are doubles when beyond Int64's range.
         var integerSums: Set<Int> = []
-        for column in request.columns {
+        for column in resolved.columns {
             switch column {
-            case .property(let key):
-                let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
+            case .property(let target):
                 expressions.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
                 types.append(target.type)
-            case .aggregate(.count, nil):
+            case .countRows:
                 expressions.append("COUNT(*)")
                 types.append(.integer64)
-            case .aggregate(let function, let key?):
-                let target = try resolver.resolveSort(QuerySortDescriptor(key: key))
+            case .aggregate(let function, let target, let kind):
                 let column = query.compiler.propertyColumn(steps: target.steps, number: target.number)
-                let kind = ValueKind(target.type)
-                if function != .count && function != .min && function != .max && !kind.isNumeric {
-                    throw StrataError(
-                        .typeMismatch,
-                        "\(function.rawValue) needs a numeric attribute; \(entity.name).\(key) is \(target.type).",
-                        entityName: entity.name, propertyName: key)
-                }
-                if kind == .codable {
-                    throw StrataError(
-                        .typeMismatch, "\(function.rawValue) cannot use the Codable attribute \(entity.name).\(key).",
-                        entityName: entity.name, propertyName: key)
-                }
-                let type = target.type
                 switch (function, kind) {
                 case (.count, _):
                     expressions.append("COUNT(\(column))")
@@ -459,22 +443,13 @@ extension SQLiteStore {
                 case (.min, _), (.max, _):
                     let collate = kind == .decimal ? " COLLATE \(SQLiteFunctions.decimalCollation)" : ""
                     expressions.append("\(function == .min ? "MIN" : "MAX")(\(column)\(collate))")
-                    types.append(type)
+                    types.append(target.type)
                 }
-            case .aggregate(let function, nil):
-                throw StrataError(
-                    .invalidPredicate, "\(function.rawValue) needs an attribute; only count can count rows.",
-                    entityName: entity.name)
             }
         }
-        var groupTerms: [String] = []
-        for key in request.groupBy {
-            let target = try resolver.resolveSort(QuerySortDescriptor(key: key), allowsUnordered: true)
-            groupTerms.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
-        }
+        let groupTerms = resolved.groupBy.map { query.compiler.propertyColumn(steps: $0.steps, number: $0.number) }
         let groupBy = groupTerms.isEmpty ? "" : " GROUP BY " + groupTerms.joined(separator: ", ")
-        let isAggregate =
-            !groupTerms.isEmpty || request.columns.contains { if case .aggregate = $0 { true } else { false } }
+        let isAggregate = resolved.isAggregate
         // An aggregate over all rows has no row order; groups come in the order of their keys.
         if isAggregate && groupTerms.isEmpty { query.sorts = [] }
         let groupOrder =

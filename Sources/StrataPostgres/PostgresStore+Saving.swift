@@ -122,16 +122,7 @@ struct PostgresChangeWriter {
 
     /// The permanent form of an ID: saved objects keep theirs, objects inserted in this save
     /// get the one just assigned.
-    func permanent(_ objectID: ObjectID) throws -> ObjectID {
-        if !objectID.isTemporaryID { return objectID }
-        guard let assigned = result.permanentIDs[objectID] else {
-            throw StrataError(
-                .objectNotFound,
-                "The save refers to \(objectID), a new object that is not part of the save. Insert it into the same context.",
-                entityName: objectID.entityName, objectID: objectID)
-        }
-        return assigned
-    }
+    func permanent(_ objectID: ObjectID) throws -> ObjectID { try result.permanent(objectID) }
 
     /// The history entries of this save, when the store records history.
     var history = PostgresHistoryRecorder()
@@ -455,11 +446,6 @@ struct PostgresChangeWriter {
     }
 
     func lockingFailure(_ objectID: ObjectID, entity: String, deleted: Bool) -> StrataError {
-        return StrataError(
-            .optimisticLockingFailure,
-            deleted
-                ? "\(objectID) was deleted by another context since it was read. Nothing was saved; refresh the object."
-                : "\(objectID) was changed by another context since it was read. Nothing was saved; refresh the object and apply the change again, or choose a merge policy.",
-            entityName: entity, objectID: objectID)
+        .lockingFailure(objectID, entity: entity, deleted: deleted)
     }
 }

@@ -143,16 +143,7 @@ struct ChangeWriter {
 
     /// The permanent form of an ID: saved objects keep theirs, objects inserted in this save
     /// get the one just assigned.
-    func permanent(_ objectID: ObjectID) throws -> ObjectID {
-        if !objectID.isTemporaryID { return objectID }
-        guard let assigned = result.permanentIDs[objectID] else {
-            throw StrataError(
-                .objectNotFound,
-                "The save refers to \(objectID), a new object that is not part of the save. Insert it into the same context.",
-                entityName: objectID.entityName, objectID: objectID)
-        }
-        return assigned
-    }
+    func permanent(_ objectID: ObjectID) throws -> ObjectID { try result.permanent(objectID) }
 
     /// Prepared inserts per entity, and update statements' SQL per set of columns.
     var insertStatements: [InsertKey: PreparedInsert] = [:]
@@ -539,11 +530,6 @@ struct ChangeWriter {
     }
 
     func lockingFailure(_ objectID: ObjectID, entity: String, deleted: Bool) -> StrataError {
-        StrataError(
-            .optimisticLockingFailure,
-            deleted
-                ? "\(objectID) was deleted by another context since it was read. Nothing was saved; refresh the object."
-                : "\(objectID) was changed by another context since it was read. Nothing was saved; refresh the object and apply the change again, or choose a merge policy.",
-            entityName: entity, objectID: objectID)
+        .lockingFailure(objectID, entity: entity, deleted: deleted)
     }
 }

@@ -98,30 +98,14 @@ extension PostgresStore {
                 let destinationLayout = layout.base.entities[destination.name]
             else { continue }
             let ownerByKey = Dictionary(owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
-            let kinds = destinationLayout.kindNames.map { "'\($0)'" }.joined(separator: ", ")
+            guard let storage = entityLayout.toMany[number] else { continue }
+            // One array parameter instead of one parameter per owner.
+            let sql = storage.membersQuery(
+                destination: destinationLayout, owners: { "\($0) = ANY($1)" }, nullsFirst: " NULLS FIRST")
             for start in stride(from: 0, to: owners.count, by: 1000) {
                 let chunk = Array(owners[start..<min(start + 1000, owners.count)])
-                // One array parameter instead of one parameter per owner.
                 var bindings = PostgresBindings()
                 bindings.append(chunk.compactMap(\.primaryKey))
-                let sql: String
-                switch entityLayout.toMany[number] {
-                case .inverseColumn(let table, let column, let orderColumn):
-                    sql =
-                        "SELECT \(quoted(column)), \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
-                        + " WHERE \(quoted(column)) = ANY($1) AND \(quoted(StoreLayout.entityColumn)) IN (\(kinds))"
-                        + " ORDER BY \(quoted(column)), " + (orderColumn.map { "\(quoted($0)) NULLS FIRST, " } ?? "")
-                        + quoted(StoreLayout.primaryKeyColumn)
-                case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
-                    sql =
-                        "SELECT j.\(quoted(sourceColumn)), j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
-                        + " JOIN \(quoted(destinationLayout.table)) t ON t.\(quoted(StoreLayout.primaryKeyColumn)) = j.\(quoted(targetColumn))"
-                        + " WHERE j.\(quoted(sourceColumn)) = ANY($1)"
-                        + " ORDER BY j.\(quoted(sourceColumn)), " + (positionColumn.map { "j.\(quoted($0)) NULLS FIRST, " } ?? "")
-                        + "j.\(quoted(targetColumn))"
-                case nil:
-                    continue
-                }
                 for owner in chunk { result[owner] = [] }
                 for row in try read(sql: sql, bindings).rows {
                     let cells = row.makeRandomAccess()

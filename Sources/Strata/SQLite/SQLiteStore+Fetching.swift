@@ -223,30 +223,13 @@ extension SQLiteStore {
             else { continue }
             let ownerByKey = Dictionary(
                 owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
-            let kinds = destinationLayout.kindNames.map { "'\($0)'" }.joined(separator: ", ")
+            guard let storage = layout.toMany[number] else { continue }
             for chunk in stride(from: 0, to: owners.count, by: 500).map({
                 Array(owners[$0..<Swift.min($0 + 500, owners.count)])
             }) {
                 let keys = chunk.compactMap(\.primaryKey)
                 let placeholders = keys.map { _ in "?" }.joined(separator: ", ")
-                let sql: String
-                switch layout.toMany[number] {
-                case .inverseColumn(let table, let column, let orderColumn):
-                    sql =
-                        "SELECT \(quoted(column)), \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
-                        + " WHERE \(quoted(column)) IN (\(placeholders)) AND \(quoted(StoreLayout.entityColumn)) IN (\(kinds))"
-                        + " ORDER BY \(quoted(column)), " + (orderColumn.map { "\(quoted($0)), " } ?? "")
-                        + quoted(StoreLayout.primaryKeyColumn)
-                case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
-                    sql =
-                        "SELECT j.\(quoted(sourceColumn)), j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
-                        + " JOIN \(quoted(destinationLayout.table)) t ON t.\(quoted(StoreLayout.primaryKeyColumn)) = j.\(quoted(targetColumn))"
-                        + " WHERE j.\(quoted(sourceColumn)) IN (\(placeholders))"
-                        + " ORDER BY j.\(quoted(sourceColumn)), " + (positionColumn.map { "j.\(quoted($0)), " } ?? "")
-                        + "j.\(quoted(targetColumn))"
-                case nil:
-                    continue
-                }
+                let sql = storage.membersQuery(destination: destinationLayout, owners: { "\($0) IN (\(placeholders))" })
                 let rows = try read(sql: sql) { db in
                     try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys))
                 }

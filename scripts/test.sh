@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Runs the whole Strata test suite on a fresh machine: installs what the tests need, then
-# builds and runs every test target, then checks that the benchmarks still build and run
-# (small sizes; their speed is measured by Benchmarks/run.sh, not here).
+# builds and runs every test target, checks that the benchmarks still build and run (small
+# sizes; their speed is measured by Benchmarks/run.sh, not here), and runs the example server's
+# smoke test (two instances on one PostgreSQL database under a short load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Each phase says how long it took (on standard error), so a slow CI run shows where it went.
+phase_start=$SECONDS
+phase() {
+    echo "test.sh: $1 took $((SECONDS - phase_start)) s" >&2
+    phase_start=$SECONDS
+}
 
 # System libraries: Foundation's XML parser (Xcode model loading) needs libxml2 at run time;
 # GRDB builds against the system SQLite; the layer check needs Python 3.
@@ -28,6 +36,7 @@ fi
 
 # Layers depend only downward (DESIGN.md); fails fast, before the build, when one does not.
 python3 scripts/check-layers.py
+phase "installing and the layer check"
 
 # A private PostgreSQL server for the PostgreSQL store's tests (installed from Debian when
 # missing), on loopback, stopped at the end. If it cannot start, the run fails here: the
@@ -36,7 +45,13 @@ postgres_dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-postgres.XXXXXX")
 trap 'scripts/postgres.sh stop "$postgres_dir"' EXIT
 STRATA_POSTGRES_URL=$(scripts/postgres.sh start "$postgres_dir")
 export STRATA_POSTGRES_URL
+phase "starting PostgreSQL"
 
 swift build --build-tests
+phase "building"
 swift test --skip-build "$@"
+phase "testing"
 Benchmarks/run.sh --quick
+phase "the benchmarks' quick run"
+Examples/run.sh --smoke
+phase "the example server's smoke test"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in release and runs them.
 #   Benchmarks/run.sh                    SQLite: full sizes, median of 5 runs after a warm-up → Benchmarks/RESULTS.md
-#   Benchmarks/run.sh --quick            SQLite: small sizes, one run: checks that the benchmarks still run
+#   Benchmarks/run.sh --quick            SQLite: small sizes, one run, debug build: checks that the benchmarks still run (CI)
 #   Benchmarks/run.sh --postgres         PostgreSQL (a private server, started and removed here): full sizes
 #                                        → Benchmarks/RESULTS-postgres.md
 #   Benchmarks/run.sh --postgres --quick PostgreSQL: small sizes, one run → .build-bench/RESULTS-postgres-quick.md
@@ -50,7 +50,11 @@ else
     $quick && results="$scratch/RESULTS-quick.md"
     title="Benchmark results"
 fi
-nice swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product "$product"
+# The SQLite quick run only checks that the benchmarks still build and run (CI runs it): a
+# debug build is enough, and much faster to make than a release one. Figures come from release.
+configuration=release
+if $quick && ! $postgres; then configuration=debug; fi
+nice swift build -c "$configuration" --package-path Benchmarks --scratch-path "$scratch" --product "$product"
 if $postgres; then
     # A private server on loopback in a folder of its own, stopped and removed on exit.
     serverdir="$(mktemp -d)"
@@ -62,7 +66,7 @@ fi
 table="$(mktemp)"
 analysis="$(mktemp)"
 temporary+=("$table" "$analysis")
-"$scratch/release/$product" "${mode[@]}" --output "$table"
+"$scratch/$configuration/$product" "${mode[@]}" --output "$table"
 # The hand-written analysis below the marker line of a results file (before/after figures,
 # profiler findings) survives a new run; the measured table above it is replaced.
 marker="<!-- analysis: kept by run.sh -->"

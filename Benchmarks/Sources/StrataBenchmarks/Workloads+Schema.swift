@@ -25,8 +25,13 @@ enum LargeSchema {
     /// W11's target, for `targetEntityCount` entities.
     static let targetSeconds = 0.5
     static let targetEntityCount = 10_000
-    /// The limit of a quick run.
-    static let quickLimitSeconds = 2.0
+    /// The limit of a quick run: a check that building stays linear, not a speed figure. CI's
+    /// quick run is a debug build, several times slower than release.
+    #if DEBUG
+        static let quickLimitSeconds = 20.0
+    #else
+        static let quickLimitSeconds = 2.0
+    #endif
 
     static func name(_ number: Int) -> String { "Entity\(number)" }
 

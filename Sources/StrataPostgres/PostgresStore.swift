@@ -36,7 +36,8 @@ public final class PostgresStore: PersistentStore {
     let layout: PostgresLayout
     let pool: PostgresConnectionPool
     let commitObservers = CommitObservers()
-    let logger: Logger
+    /// Where the store logs: its instrumentation's logger.
+    var logger: Logger { instrumentation.logger }
     /// The key of the advisory lock writers take: one per PostgreSQL schema.
     let writeLockKey: Int64
     let historyTracking: LockedBox<Bool>
@@ -114,7 +115,6 @@ public final class PostgresStore: PersistentStore {
         self.configuration = configuration
         self.layout = layout
         self.pool = pool
-        self.logger = logger
         self.writeLockKey = writeLockKey
         self.historyTracking = LockedBox(opened.history)
         self.instrumentation = instrumentation

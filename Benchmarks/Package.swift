@@ -26,9 +26,12 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Checks, workload data and memory measurement both programs share.
+        .target(name: "BenchmarkSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 "CSQLite",
                 .product(name: "Strata", package: "strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -39,6 +42,7 @@ let package = Package(
         .executableTarget(
             name: "StrataPostgresBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Strata", package: "strata"),
                 .product(name: "StrataPostgres", package: "strata"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,4 +1,5 @@
 import CSQLite
+import BenchmarkSupport
 import Foundation
 import GRDB
 import Strata
@@ -14,24 +15,6 @@ import Strata
     var serial: Int64 = 0
 }
 
-/// The values of item number `row`, for every contender.
-enum ItemValues {
-    static func bucket(_ row: Int) -> Int64 { Int64(row % 100) }
-    static func price(_ row: Int) -> Int64 { Int64(row % 1_000) }
-    static func quantity(_ row: Int) -> Int64 { Int64(row % 7) }
-    static func serial(_ row: Int) -> Int64 { Int64(row) }
-
-    /// The sum of `price` over the first `count` rows, or over those of one bucket; cheap, since
-    /// the checks that call it run inside the timed work.
-    static func priceSum(count: Int, bucket: Int64? = nil) -> Int64 {
-        var sum: Int64 = 0
-        for row in stride(from: Int(bucket ?? 0), to: count, by: bucket == nil ? 1 : 100) { sum += price(row) }
-        return sum
-    }
-}
-
-/// W4's bucket.
-let fetchedBucket: Int64 = 42
 
 let createItemsTable = [
     "CREATE TABLE item (id INTEGER PRIMARY KEY, bucket INTEGER, price INTEGER, quantity INTEGER, serial INTEGER)",

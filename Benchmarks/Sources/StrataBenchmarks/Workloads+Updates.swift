@@ -1,4 +1,5 @@
 import CSQLite
+import BenchmarkSupport
 import Foundation
 import GRDB
 import Strata

@@ -1,4 +1,5 @@
 import CSQLite
+import BenchmarkSupport
 import Foundation
 import GRDB
 import Strata
@@ -135,10 +136,6 @@ func queryIntegers(_ store: URL, _ sql: String) throws -> [Int64] {
     return (0..<sqlite3_column_count(statement)).map { sqlite3_column_int64(statement, $0) }
 }
 
-/// Throws unless `actual` is `expected`, naming the check.
-func expect<Value: Equatable>(_ actual: Value, _ expected: Value, _ what: String) throws {
-    guard actual == expected else { throw BenchmarkError("\(what): got \(actual), expected \(expected)") }
-}
 
 let createIntsTable = "CREATE TABLE ints (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c INTEGER, d INTEGER, e INTEGER, f INTEGER, g INTEGER, h INTEGER, i INTEGER, j INTEGER)"
 
@@ -199,10 +196,6 @@ final class RawDatabase {
     }
 }
 
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// Inserts the `Ints` object of row `row`: attributes `row * 10` to `row * 10 + 9`.
 func makeInts(row: Int, in context: ObjectContext) {
@@ -327,11 +320,6 @@ func expectedIntsFirstAttributeTotal(count: Int) -> Int64 {
     10 * Int64(count) * Int64(count - 1) / 2
 }
 
-/// The sum of every attribute of `count` rows as W1 writes them: the values 0..<10·count.
-func expectedIntsTotal(count: Int) -> Int64 {
-    let values = Int64(count) * 10
-    return values * (values - 1) / 2
-}
 
 /// W1's check: the store holds `count` rows with the values W1 writes.
 func verifyInts(in folder: URL, file: String, count: Int) throws {

@@ -1,4 +1,5 @@
 import CSQLite
+import BenchmarkSupport
 import Foundation
 
 // Runs each workload for every contender: one warm-up, then the median of `runs` timed runs,
@@ -24,27 +25,6 @@ struct Measurement {
     var peakMegabytes: Double
 }
 
-/// Resets the kernel's peak-RSS counter for this process (Linux), so each run reports its own peak.
-/// Freed heap memory goes back to the system first, so that the peak reflects the run rather than
-/// what earlier workloads and setups left in malloc's free lists.
-func resetPeakMemory() {
-    _ = mallocTrim?(0)
-    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-}
-
-/// glibc's `malloc_trim`, which Swift's Glibc module does not import (it lives in malloc.h).
-let mallocTrim: (@convention(c) (Int) -> Int32)? = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim").map {
-    unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)
-}
-
-/// The peak resident memory since the last reset, in MB (VmHWM), or 0 where unknown.
-func peakMemory() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kilobytes / 1024
-}
 
 func measure(_ body: () throws -> Void) rethrows -> Measurement {
     resetPeakMemory()

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The contenders, in the table's order.

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import Strata
 
@@ -48,29 +49,6 @@ func fillInts(_ object: Ints, row: Int) {
     object.j = base &+ 9
 }
 
-/// The sum of every attribute of `count` rows as W1 writes them: the values 0..<10·count.
-func expectedIntsTotal(count: Int) -> Int64 {
-    let values = Int64(count) * 10
-    return values * (values - 1) / 2
-}
-
-/// The values of item number `row`, for every contender.
-enum ItemValues {
-    static func bucket(_ row: Int) -> Int64 { Int64(row % 100) }
-    static func price(_ row: Int) -> Int64 { Int64(row % 1_000) }
-    static func quantity(_ row: Int) -> Int64 { Int64(row % 7) }
-    static func serial(_ row: Int) -> Int64 { Int64(row) }
-
-    /// The sum of `price` over the first `count` rows, or over those of one bucket.
-    static func priceSum(count: Int, bucket: Int64? = nil) -> Int64 {
-        var sum: Int64 = 0
-        for row in stride(from: Int(bucket ?? 0), to: count, by: bucket == nil ? 1 : 100) { sum += price(row) }
-        return sum
-    }
-}
-
-/// W4's bucket.
-let fetchedBucket: Int64 = 42
 
 /// What W4 read: the objects of one bucket.
 struct BucketResult: Equatable {

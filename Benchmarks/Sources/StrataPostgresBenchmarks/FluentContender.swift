@@ -1,5 +1,6 @@
 import FluentKit
 import FluentPostgresDriver
+import BenchmarkSupport
 import Foundation
 import Logging
 import NIOCore

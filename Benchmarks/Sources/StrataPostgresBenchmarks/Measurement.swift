@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // Timing, memory and checks, as the SQLite benchmarks measure them (StrataBenchmarks/main.swift).
@@ -7,36 +8,6 @@ struct Measurement {
     var peakMegabytes: Double
 }
 
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Throws unless `actual` is `expected`, naming the check.
-func expect<Value: Equatable>(_ actual: Value, _ expected: Value, _ what: String) throws {
-    guard actual == expected else { throw BenchmarkError("\(what): got \(actual), expected \(expected)") }
-}
-
-/// Resets the kernel's peak-RSS counter for this process (Linux), so each run reports its own
-/// peak, after handing freed heap memory back to the system.
-func resetPeakMemory() {
-    _ = mallocTrim?(0)
-    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-}
-
-/// glibc's `malloc_trim`, which Swift's Glibc module does not import (it lives in malloc.h).
-let mallocTrim: (@convention(c) (Int) -> Int32)? = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim").map {
-    unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)
-}
-
-/// The peak resident memory since the last reset, in MB (VmHWM), or 0 where unknown.
-func peakMemory() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kilobytes / 1024
-}
 
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import PostgresNIO
 
 // The raw contender's prepared statements: postgres-nio prepares each once per connection

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // Strata's PostgreSQL store against postgres-nio used directly and against Fluent, on one

@@ -33,6 +33,7 @@ extension StoreDescription {
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeInUse`` when a container (of this
     ///   process or another) has the store open; what `body` throws.
     func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
+        if case .custom(let provider) = kind { return try provider.withExclusiveAccess(body) }
         guard case .sqlite(let url) = kind else { return try body() }
         let lock = try StoreFileLock(url: url, exclusive: true)
         defer { lock.release() }
@@ -45,8 +46,9 @@ extension StoreDescription {
     /// - Returns: The rows the steps wrote.
     @discardableResult
     func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
+        if case .custom(let provider) = kind { return try provider.migrateStoreSchema(steps, progress: progress) }
         guard case .sqlite(let url) = kind, let first = steps.first else { return 0 }
-        let migrations = try steps.map { try SQLiteSchemaMigration(from: $0.source, to: $0.destination) }
+        let migrations = try steps.map { try SchemaMigration(from: $0.source, to: $0.destination) }
         // Opened without the upgrades and repairs a normal open may write, so that a migration
         // that fails leaves the file exactly as it was.
         guard try SQLiteStore.fileState(at: url) == .existing else {
@@ -77,7 +79,7 @@ extension StoreDescription {
                 } ?? []
                 for (number, (step, migration)) in zip(steps, migrations).enumerated() {
                     do {
-                        rows += try migration.apply(db, url: url)
+                        rows += try migration.apply(SQLiteMigrationDatabase(db: db, url: url, newLayout: migration.newLayout))
                     } catch let error as DatabaseError
                         where ![.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY].contains(error.resultCode)
                     {
@@ -109,6 +111,12 @@ extension StoreDescription {
     /// A copy of the store next to it, for migrations whose stages run code: the stages work on
     /// the copy, which replaces the store only when every stage succeeded.
     func makeMigrationCopy() throws -> StoreDescription {
+        if case .custom(let provider) = kind {
+            var description = self
+            description.kind = .custom(try provider.makeMigrationCopy())
+            description.isPersistentHistoryTrackingEnabled = false
+            return description
+        }
         guard case .sqlite(let url) = kind else { return self }
         // Copies of migrations killed half-way: no migration of this store runs now (a
         // migration needs the store to itself), so they are abandoned.
@@ -139,6 +147,9 @@ extension StoreDescription {
     /// Replaces the store with its migrated copy in one rename: a process killed before finds
     /// the old store, one killed after the new one.
     func replaceStore(withMigratedCopy copy: StoreDescription) throws {
+        if case .custom(let provider) = kind, case .custom(let copyProvider) = copy.kind {
+            return try provider.replaceStore(withMigratedCopy: copyProvider)
+        }
         guard case .sqlite(let url) = kind, case .sqlite(let copyURL) = copy.kind else { return }
         // The copy must hold everything in its main file (its WAL stays behind in the rename),
         // and transactions still in the old store's WAL must not be replayed into the new file.
@@ -177,6 +188,7 @@ extension StoreDescription {
 
     /// Removes a migration copy that is not needed any more.
     func removeMigrationCopy() {
+        if case .custom(let provider) = kind { return provider.removeMigrationCopy() }
         guard case .sqlite(let url) = kind, url.lastPathComponent.hasSuffix(SQLiteStore.migratingSuffix) else { return }
         SQLiteStore.removeFiles(at: url)
     }

@@ -40,8 +40,68 @@ public protocol PersistentStoreProvider: Sendable, Hashable, CustomStringConvert
     ///
     /// The default returns `nil`: the store is then always opened with the current schema.
     func recordedSchema() throws -> Schema?
+
+    // MARK: Migrations
+
+    /// Runs `body` with the store to itself: no container (in this process or another, on
+    /// this machine or another) may have it open meanwhile, and none may open it.
+    ///
+    /// ``StagedMigrationManager`` runs a whole migration inside. The default throws
+    /// ``StrataError/Code/unsupportedMigration``: the store cannot be migrated.
+    ///
+    /// - Throws: ``StrataError/Code/storeInUse`` while a container has the store open.
+    func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T
+
+    /// Applies lightweight schema steps to the store atomically: all of them or, when one
+    /// fails or the process dies, none. The store then records the last step's destination
+    /// schema.
+    ///
+    /// - Parameters:
+    ///   - steps: The steps, in order.
+    ///   - progress: Called after each step with its number (from 0) and the rows written so far.
+    /// - Returns: The rows the steps wrote.
+    /// - Throws: ``StrataError/Code/unsupportedMigration`` for a change no step can infer,
+    ///   ``StrataError/Code/constraintConflict`` for stored rows that break a new uniqueness
+    ///   constraint, ``StrataError/Code/migrationFailed`` when the store refuses a statement.
+    func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void) throws -> Int
+
+    /// Copies the store to a new place for a migration whose stages run code: the stages work
+    /// on the copy, which replaces the store in ``replaceStore(withMigratedCopy:)``.
+    ///
+    /// - Returns: A provider of the copy.
+    func makeMigrationCopy() throws -> any PersistentStoreProvider
+
+    /// Puts a migrated copy (from ``makeMigrationCopy()``) in the store's place in one atomic
+    /// step: afterwards the store is the copy, or — when it fails — as it was.
+    func replaceStore(withMigratedCopy copy: any PersistentStoreProvider) throws
+
+    /// Removes a copy from ``makeMigrationCopy()``, if it is still there. Never throws: a copy
+    /// left behind is removed by the next migration.
+    func removeMigrationCopy()
 }
 
 extension PersistentStoreProvider {
     public func recordedSchema() throws -> Schema? { nil }
+
+    public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
+        throw unsupportedMigration()
+    }
+
+    public func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void) throws -> Int {
+        throw unsupportedMigration()
+    }
+
+    public func makeMigrationCopy() throws -> any PersistentStoreProvider {
+        throw unsupportedMigration()
+    }
+
+    public func replaceStore(withMigratedCopy copy: any PersistentStoreProvider) throws {
+        throw unsupportedMigration()
+    }
+
+    public func removeMigrationCopy() {}
+
+    private func unsupportedMigration() -> StrataError {
+        StrataError(.unsupportedMigration, "The store \(description) cannot be migrated: its provider does not implement migrations.")
+    }
 }

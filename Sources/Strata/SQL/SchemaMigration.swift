@@ -1,22 +1,80 @@
 import Foundation
-import GRDB
 
-/// One lightweight migration step of an SQLite store, from the schema it was written with to
-/// the next, inferred from the two schemas (renames by renaming identifiers) and applied as
+/// What a lightweight migration step needs from an SQL store's database, inside the
+/// transaction the step runs in: statements, a few reads, and the places where SQL dialects
+/// differ (column types, key sequences, temporary tables, how indexes are recorded).
+package protocol SchemaMigrationDatabase {
+    /// Where the store is, for messages: " at PATH" or " in SCHEMA of SERVER" (with the space).
+    var storeLocation: String { get }
+    /// The store's file, for errors; `nil` for stores that are not files.
+    var fileURL: URL? { get }
+    /// The placeholder of the `number`th bound value (from 1): `?` or `$1`.
+    func placeholder(_ number: Int) -> String
+    /// Runs one statement with `arguments` bound to its placeholders.
+    ///
+    /// - Returns: The number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [AttributeValue]) throws -> Int
+    /// The integers in the first column of the rows `sql` returns.
+    func integers(_ sql: String) throws -> [Int64]
+    /// The text in the first column of the rows `sql` returns.
+    func texts(_ sql: String) throws -> [String]
+    /// The store's indexes on `tables` (not those that back a primary key), each with the
+    /// statement that created it when known.
+    func storedIndexes(onTables tables: Set<String>) throws -> [StoredIndex]
+    /// Creates `index`; returns `false`, creating nothing and leaving the transaction usable,
+    /// when stored rows break its uniqueness.
+    func createIndex(_ index: StoreLayout.Index) throws -> Bool
+    /// Creates a table of the new layout (and what it needs to give keys).
+    func createTable(_ table: StoreLayout.Table) throws
+    /// Renames a table (and what gives its keys).
+    func renameTable(_ name: String, to newName: String) throws
+    /// Drops a table of the old layout, if it is there (and what gave its keys).
+    func dropTable(_ name: String) throws
+    /// Adds a column of the new layout to `table`, with the type that layout gives it.
+    func addColumn(_ column: String, to table: String) throws
+    /// Makes the keys of `table` count on from the highest key `oldTable` ever gave.
+    func continueKeys(of table: String, from oldTable: String) throws
+    /// Creates a temporary table of two integer columns, `a` and `b`, for the step's duration.
+    ///
+    /// - Returns: How statements name it.
+    func createLinkTable(_ name: String) throws -> String
+    /// An aggregate of a column's values joined by commas.
+    func commaSeparated(_ expression: String) -> String
+}
+
+/// An index as the store records it.
+package struct StoredIndex: Sendable {
+    package var name: String
+    package var table: String
+    /// The statement that made it (``StoreLayout/Index/sql``), or `nil` when the store does
+    /// not record it (the index is then rebuilt).
+    package var sql: String?
+
+    package init(name: String, table: String, sql: String?) {
+        self.name = name
+        self.table = table
+        self.sql = sql
+    }
+}
+
+/// One lightweight migration step of an SQL store, from the schema it was written with to the
+/// next, inferred from the two schemas (renames by renaming identifiers) and applied as
 /// `ALTER TABLE` statements and updates inside the caller's transaction: tables and columns are
 /// renamed, added and dropped in place, so the cost follows what changed, not the store's size.
+/// The SQLite and PostgreSQL stores run the same steps through ``SchemaMigrationDatabase``.
 ///
 /// What cannot be inferred throws ``StrataError/Code/unsupportedMigration`` naming the change,
 /// before anything is written.
-struct SQLiteSchemaMigration {
-    let old: Schema
-    let new: Schema
-    let oldLayout: StoreLayout
-    let newLayout: StoreLayout
+package struct SchemaMigration {
+    package let old: Schema
+    package let new: Schema
+    package let oldLayout: StoreLayout
+    package let newLayout: StoreLayout
     /// New entity name → the old entity it continues.
     private(set) var entityOrigin: [String: String] = [:]
 
-    init(from old: Schema, to new: Schema) throws {
+    package init(from old: Schema, to new: Schema) throws {
         self.old = old
         self.new = new
         oldLayout = StoreLayout(schema: old)
@@ -245,8 +303,10 @@ struct SQLiteSchemaMigration {
     }
 
     /// Copies the links of `moved` into a temporary table of (owner key, destination key).
-    private func captureLinks(_ db: Database, _ moved: MovedLinks) throws {
-        try db.execute(sql: "CREATE TEMP TABLE \(quoted(moved.temporaryTable)) (a INTEGER NOT NULL, b INTEGER NOT NULL)")
+    ///
+    /// - Returns: How statements name the temporary table.
+    private func captureLinks(_ db: some SchemaMigrationDatabase, _ moved: MovedLinks) throws -> String {
+        let links = try db.createLinkTable(moved.temporaryTable)
         let select: String
         switch moved.old {
         case .column(let table, let column, let kinds):
@@ -256,39 +316,37 @@ struct SQLiteSchemaMigration {
         case .joinTable(let table, let source, let target):
             select = "SELECT \(quoted(source)), \(quoted(target)) FROM \(quoted(table))"
         }
-        try db.execute(sql: "INSERT INTO temp.\(quoted(moved.temporaryTable)) (a, b) \(select)")
+        try db.execute("INSERT INTO \(links) (a, b) \(select)", [])
+        return links
     }
 
     /// Writes the captured links of `moved` into their new storage; refuses links a to-one
     /// side cannot hold (an object linked to several).
-    private func restoreLinks(_ db: Database, _ moved: MovedLinks, url: URL?) throws -> Int {
-        defer { try? db.execute(sql: "DROP TABLE temp.\(quoted(moved.temporaryTable))") }
-        let links = "temp.\(quoted(moved.temporaryTable))"
+    private func restoreLinks(_ db: some SchemaMigrationDatabase, _ moved: MovedLinks, links: String) throws -> Int {
+        defer { _ = try? db.execute("DROP TABLE \(links)", []) }
         func refuseSeveral(_ side: String) throws {
-            let keys = try String.fetchAll(
-                db, sql: "SELECT \(side) FROM \(links) GROUP BY \(side) HAVING COUNT(*) > 1 LIMIT 5")
+            let keys = try db.integers("SELECT \(side) FROM \(links) GROUP BY \(side) HAVING COUNT(*) > 1 LIMIT 5")
             guard keys.isEmpty else {
                 throw StrataError(
                     .unsupportedMigration,
-                    "\(moved.entity).\(moved.relationship) becomes to-one, but stored objects (rows \(keys.joined(separator: ", "))) are related to more than one object; keep one link each in a custom stage first. The store\(url.map { " at \($0.path)" } ?? "") was not modified.",
-                    entityName: moved.entity, propertyName: moved.relationship, fileURL: url)
+                    "\(moved.entity).\(moved.relationship) becomes to-one, but stored objects (rows \(keys.map(String.init).joined(separator: ", "))) are related to more than one object; keep one link each in a custom stage first. The store\(db.storeLocation) was not modified.",
+                    entityName: moved.entity, propertyName: moved.relationship, fileURL: db.fileURL)
             }
         }
         let key = quoted(StoreLayout.primaryKeyColumn)
         switch moved.new {
         case .column(let table, let column, _):
             try refuseSeveral("a")
-            try db.execute(
-                sql: "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT b FROM \(links) WHERE a = \(quoted(table)).\(key)) WHERE \(key) IN (SELECT a FROM \(links))")
+            return try db.execute(
+                "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT b FROM \(links) WHERE a = \(quoted(table)).\(key)) WHERE \(key) IN (SELECT a FROM \(links))", [])
         case .inverseColumn(let table, let column, _):
             try refuseSeveral("b")
-            try db.execute(
-                sql: "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT a FROM \(links) WHERE b = \(quoted(table)).\(key)) WHERE \(key) IN (SELECT b FROM \(links))")
+            return try db.execute(
+                "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT a FROM \(links) WHERE b = \(quoted(table)).\(key)) WHERE \(key) IN (SELECT b FROM \(links))", [])
         case .joinTable(let table, let source, let target):
-            try db.execute(
-                sql: "INSERT INTO \(quoted(table)) (\(quoted(source)), \(quoted(target))) SELECT a, b FROM \(links) l WHERE NOT EXISTS (SELECT 1 FROM \(quoted(table)) j WHERE j.\(quoted(source)) = l.a AND j.\(quoted(target)) = l.b)")
+            return try db.execute(
+                "INSERT INTO \(quoted(table)) (\(quoted(source)), \(quoted(target))) SELECT a, b FROM \(links) l WHERE NOT EXISTS (SELECT 1 FROM \(quoted(table)) j WHERE j.\(quoted(source)) = l.a AND j.\(quoted(target)) = l.b)", [])
         }
-        return db.changesCount
     }
 
     static func kindsClause(_ kinds: [String]) -> String {
@@ -296,24 +354,20 @@ struct SQLiteSchemaMigration {
     }
 
     /// Applies the step in `db`'s open transaction; returns the number of rows it changed.
-    func apply(_ db: Database, url: URL?) throws -> Int {
+    package func apply(_ db: some SchemaMigrationDatabase) throws -> Int {
         var rows = 0
         // Links whose storage changes kind are read before their old storage goes.
         let moved = movedLinks()
-        for links in moved { try captureLinks(db, links) }
+        var linkTables: [String] = []
+        for links in moved { linkTables.append(try captureLinks(db, links)) }
         let oldTables = Dictionary(oldLayout.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let existingIndexes = try Row.fetchAll(
-            db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-            .compactMap { row -> StoredIndex? in
-                guard let name: String = row[0], let table: String = row[1], let sql: String = row[2] else { return nil }
-                return StoredIndex(name: name, table: table, sql: sql)
-            }
+        let existingIndexes = try db.storedIndexes(onTables: Set(oldLayout.tables.map(\.name)))
         // Indexes are rebuilt from the new layout at the end; dropping them first frees the
         // columns they cover to be renamed or dropped. An index that stays as it is survives.
         let keptIndexNames = Set(newLayout.indexes.map(\.name))
         var droppedIndexes: Set<String> = []
         func dropIndex(_ name: String) throws {
-            if droppedIndexes.insert(name).inserted { try db.execute(sql: "DROP INDEX IF EXISTS \(quoted(name))") }
+            if droppedIndexes.insert(name).inserted { try db.execute("DROP INDEX IF EXISTS \(quoted(name))", []) }
         }
         for index in existingIndexes where !keptIndexNames.contains(index.name) { try dropIndex(index.name) }
 
@@ -326,7 +380,7 @@ struct SQLiteSchemaMigration {
             if let oldRootName = inPlaceOrigin(ofTable: table.name), let oldTable = oldTables[oldRootName], !oldTable.isJoinTable {
                 inPlace[table.name] = oldTable
             } else {
-                try db.execute(sql: table.sql)
+                try db.createTable(table)
             }
         }
         rows += try moveRowsBetweenTables(db, inPlace: inPlace)
@@ -334,7 +388,7 @@ struct SQLiteSchemaMigration {
             guard let oldTable = inPlace[table.name] else { continue }
             matchedOldTables.insert(oldTable.name)
             if oldTable.name != table.name {
-                try db.execute(sql: "ALTER TABLE \(quoted(oldTable.name)) RENAME TO \(quoted(table.name))")
+                try db.renameTable(oldTable.name, to: table.name)
             }
             rows += try migrateColumns(db, table: table, oldTable: oldTable, indexes: existingIndexes, dropIndex: dropIndex)
         }
@@ -357,12 +411,12 @@ struct SQLiteSchemaMigration {
         for table in newLayout.tables where table.isJoinTable {
             guard let origin = joinOrigins[table.name], oldTables[origin.old] != nil, !matchedOldTables.contains(origin.old)
             else {
-                try db.execute(sql: table.sql)
+                try db.createTable(table)
                 continue
             }
             matchedOldTables.insert(origin.old)
             if origin.old != table.name {
-                try db.execute(sql: "ALTER TABLE \(quoted(origin.old)) RENAME TO \(quoted(table.name))")
+                try db.renameTable(origin.old, to: table.name)
             }
             if origin.swapped {
                 let pairs = [
@@ -373,14 +427,14 @@ struct SQLiteSchemaMigration {
                     try dropIndex(index.name)
                 }
                 for (first, second) in pairs {
-                    try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(first)) TO \"_swapping\"")
-                    try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(second)) TO \(quoted(first))")
-                    try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \"_swapping\" TO \(quoted(second))")
+                    try db.execute("ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(first)) TO \"_swapping\"", [])
+                    try db.execute("ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(second)) TO \(quoted(first))", [])
+                    try db.execute("ALTER TABLE \(quoted(table.name)) RENAME COLUMN \"_swapping\" TO \(quoted(second))", [])
                 }
             }
         }
         for table in oldLayout.tables where !matchedOldTables.contains(table.name) {
-            try db.execute(sql: "DROP TABLE IF EXISTS \(quoted(table.name))")
+            try db.dropTable(table.name)
         }
 
         // Rows of removed subentities go.
@@ -390,7 +444,7 @@ struct SQLiteSchemaMigration {
             guard let table else { continue }
             if continued == nil {
                 // What points at the removed objects lets go of them first (nullify).
-                let removed = "SELECT \(quoted(StoreLayout.primaryKeyColumn)) FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = ?"
+                let removed = "SELECT \(quoted(StoreLayout.primaryKeyColumn)) FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = \(db.placeholder(1))"
                 for other in new.entities {
                     guard let layout = newLayout.entities[other.name] else { continue }
                     for (index, relationship) in other.relationships.enumerated() {
@@ -400,15 +454,15 @@ struct SQLiteSchemaMigration {
                         let entityColumn = layout.toOneEntityColumns[index].map { ", \(quoted($0)) = NULL" } ?? ""
                         rows += try update(
                             db, "UPDATE \(quoted(layout.table)) SET \(quoted(column)) = NULL\(entityColumn) WHERE \(quoted(column)) IN (\(removed))",
-                            [entity.name])
+                            [.string(entity.name)])
                     }
                 }
                 for (joinTable, column) in newLayout.joinColumnsByTable[table] ?? [] {
                     rows += try update(
-                        db, "DELETE FROM \(quoted(joinTable)) WHERE \(quoted(column)) IN (\(removed))", [entity.name])
+                        db, "DELETE FROM \(quoted(joinTable)) WHERE \(quoted(column)) IN (\(removed))", [.string(entity.name)])
                 }
                 rows += try update(
-                    db, "DELETE FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = ?", [entity.name])
+                    db, "DELETE FROM \(quoted(table)) WHERE \(quoted(StoreLayout.entityColumn)) = \(db.placeholder(1))", [.string(entity.name)])
             }
         }
 
@@ -458,8 +512,8 @@ struct SQLiteSchemaMigration {
                     " AND \(quoted(StoreLayout.entityColumn)) IN (" + kinds.sorted().map { "'\($0)'" }.joined(separator: ", ")
                     + ")"
                 if attribute.defaultValue == .null {
-                    let missing = try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM \(quoted(layout.table)) WHERE \(quoted(column)) IS NULL\(scope)") ?? 0
+                    let missing =
+                        try db.integers("SELECT COUNT(*) FROM \(quoted(layout.table)) WHERE \(quoted(column)) IS NULL\(scope)").first ?? 0
                     guard missing == 0 else {
                         throw StrataError(
                             .unsupportedMigration,
@@ -469,12 +523,12 @@ struct SQLiteSchemaMigration {
                     continue
                 }
                 rows += try update(
-                    db, "UPDATE \(quoted(layout.table)) SET \(quoted(column)) = ? WHERE \(quoted(column)) IS NULL\(scope)",
-                    [SQLiteValueCoding.databaseValue(attribute.defaultValue)])
+                    db, "UPDATE \(quoted(layout.table)) SET \(quoted(column)) = \(db.placeholder(1)) WHERE \(quoted(column)) IS NULL\(scope)",
+                    [attribute.defaultValue])
             }
         }
 
-        for links in moved { rows += try restoreLinks(db, links, url: url) }
+        for (links, table) in zip(moved, linkTables) { rows += try restoreLinks(db, links, links: table) }
         rows += try releaseLinksToDepartedKinds(db)
         // To-one columns that name their target's entity (added when the destination gained
         // subentities, or when links moved into the column) are filled from the targets.
@@ -495,19 +549,12 @@ struct SQLiteSchemaMigration {
 
         // Indexes and uniqueness constraints of the new layout; data that breaks a new
         // uniqueness constraint is named.
-        let current = Dictionary(
-            try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").compactMap {
-                row -> (String, String)? in
-                guard let name: String = row[0], let sql: String = row[1] else { return nil }
-                return (name, sql)
-            }, uniquingKeysWith: { first, _ in first })
+        let stored = try db.storedIndexes(onTables: Set(newLayout.tables.map(\.name)))
+        let storedNames = Set(stored.map(\.name))
+        let current = Dictionary(stored.compactMap { index in index.sql.map { (index.name, $0) } }, uniquingKeysWith: { first, _ in first })
         for index in newLayout.indexes where current[index.name] != index.sql {
-            if current[index.name] != nil { try db.execute(sql: "DROP INDEX \(quoted(index.name))") }
-            do {
-                try db.execute(sql: index.sql)
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                throw try duplicateError(db, index: index, url: url, underlying: error)
-            }
+            if storedNames.contains(index.name) { try db.execute("DROP INDEX \(quoted(index.name))", []) }
+            guard try db.createIndex(index) else { throw try duplicateError(db, index: index) }
         }
         return rows
     }
@@ -534,7 +581,7 @@ struct SQLiteSchemaMigration {
     /// Moves the rows of entities whose table changes (an entity that left its hierarchy, or
     /// joined a new one apart from its old root) from their old table into their new one, and
     /// deletes them from the old; keys stay, so object IDs and links stay valid.
-    private func moveRowsBetweenTables(_ db: Database, inPlace: [String: StoreLayout.Table]) throws -> Int {
+    private func moveRowsBetweenTables(_ db: some SchemaMigrationDatabase, inPlace: [String: StoreLayout.Table]) throws -> Int {
         var rows = 0
         for table in newLayout.tables where !table.isJoinTable && inPlace[table.name] == nil {
             // Entities of the new table that existed: all come from one old table (check()).
@@ -574,13 +621,11 @@ struct SQLiteSchemaMigration {
             let kinds = movers.compactMap { entityOrigin[$0.name] }.sorted().map { "'\($0)'" }.joined(separator: ", ")
             // Keys never come back: the new table counts on from the highest key the old one
             // ever gave (its objects' IDs, deleted ones' included, stay unique).
-            let highest = try SQLiteStore.highestKeyEverUsed(in: source, db: db)
-            try db.execute(
-                sql: "INSERT INTO \(quoted(table.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))")
-            rows += db.changesCount
-            try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [table.name])
-            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [table.name, highest])
-            try db.execute(sql: "DELETE FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))")
+            rows += try db.execute(
+                "INSERT INTO \(quoted(table.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))",
+                [])
+            try db.continueKeys(of: table.name, from: source)
+            try db.execute("DELETE FROM \(quoted(source)) WHERE \(quoted(StoreLayout.entityColumn)) IN (\(kinds))", [])
         }
         return rows
     }
@@ -588,7 +633,7 @@ struct SQLiteSchemaMigration {
     /// Lets go of links to objects that are no longer of a relationship's destination (their
     /// entity left the destination's hierarchy), as a nullify delete rule would: to-one keys
     /// become NULL and join rows go. Only relationships whose ends lost kinds are looked at.
-    private func releaseLinksToDepartedKinds(_ db: Database) throws -> Int {
+    private func releaseLinksToDepartedKinds(_ db: some SchemaMigrationDatabase) throws -> Int {
         func lostKinds(_ entity: Entity) -> Bool {
             let now = Set(entity.kindNames.compactMap { entityOrigin[$0] })
             return !oldKinds(of: entity).isSubset(of: now)
@@ -608,7 +653,7 @@ struct SQLiteSchemaMigration {
                 if let column = layout.toOneColumns[index], lostKinds(destination) {
                     let dangling = "\(quoted(column)) IS NOT NULL AND \(quoted(column)) NOT IN (\(keys(of: destination)))\(Self.kindsClause(layout.kindNames))"
                     if !relationship.isOptional {
-                        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(layout.table)) WHERE \(dangling)") ?? 0
+                        let count = try db.integers("SELECT COUNT(*) FROM \(quoted(layout.table)) WHERE \(dangling)").first ?? 0
                         guard count == 0 else {
                             throw StrataError(
                                 .unsupportedMigration,
@@ -637,7 +682,7 @@ struct SQLiteSchemaMigration {
 
     /// Renames, adds and drops the columns of one entity table.
     private func migrateColumns(
-        _ db: Database, table: StoreLayout.Table, oldTable: StoreLayout.Table, indexes: [StoredIndex],
+        _ db: some SchemaMigrationDatabase, table: StoreLayout.Table, oldTable: StoreLayout.Table, indexes: [StoredIndex],
         dropIndex: (String) throws -> Void
     ) throws -> Int {
         let oldColumns = Set(oldTable.columns.map(\.name))
@@ -670,55 +715,41 @@ struct SQLiteSchemaMigration {
         let renamed = origins.filter { $0.key != $0.value }
         let kept = Set(origins.values)
         let dropped = oldColumns.subtracting(kept)
-        // Columns an index covers cannot be dropped; renamed ones carry their indexes along
-        // (SQLite rewrites them), so those indexes stay and are not rebuilt.
+        // Columns an index covers cannot be dropped (in SQLite); renamed ones carry their
+        // indexes along, so those indexes stay and are not rebuilt. An index whose statement
+        // is not recorded goes (and is rebuilt if the new layout has it).
         for index in indexes where index.table == oldTable.name || index.table == table.name {
-            if dropped.contains(where: { index.sql.contains(quoted($0)) }) { try dropIndex(index.name) }
+            if dropped.contains(where: { index.sql?.contains(quoted($0)) ?? true }) { try dropIndex(index.name) }
         }
         for column in dropped.sorted() {
-            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) DROP COLUMN \(quoted(column))")
+            try db.execute("ALTER TABLE \(quoted(table.name)) DROP COLUMN \(quoted(column))", [])
         }
         // Two passes, so that names may be swapped.
         for (number, (_, origin)) in renamed.sorted(by: { $0.key < $1.key }).enumerated() {
-            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(origin)) TO \"_renaming_\(number)\"")
+            try db.execute("ALTER TABLE \(quoted(table.name)) RENAME COLUMN \(quoted(origin)) TO \"_renaming_\(number)\"", [])
         }
         for (number, (column, _)) in renamed.sorted(by: { $0.key < $1.key }).enumerated() {
-            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) RENAME COLUMN \"_renaming_\(number)\" TO \(quoted(column))")
+            try db.execute("ALTER TABLE \(quoted(table.name)) RENAME COLUMN \"_renaming_\(number)\" TO \(quoted(column))", [])
         }
         for column in table.columns where origins[column.name] == nil {
-            try db.execute(sql: "ALTER TABLE \(quoted(table.name)) ADD COLUMN \(quoted(column.name)) \(column.type)")
+            try db.addColumn(column.name, to: table.name)
         }
         return 0
     }
 
-    /// An index as `sqlite_master` records it.
-    struct StoredIndex {
-        var name: String
-        var table: String
-        var sql: String
-    }
-
-    private func update(_ db: Database, _ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int {
-        try db.execute(sql: sql, arguments: StatementArguments(arguments))
-        return db.changesCount
+    private func update(_ db: some SchemaMigrationDatabase, _ sql: String, _ arguments: [AttributeValue]) throws -> Int {
+        try db.execute(sql, arguments)
     }
 
     /// The error for a uniqueness constraint the stored rows break, naming some of them.
-    private func duplicateError(_ db: Database, index: StoreLayout.Index, url: URL?, underlying: DatabaseError) throws
-        -> StrataError
-    {
+    private func duplicateError(_ db: some SchemaMigrationDatabase, index: StoreLayout.Index) throws -> StrataError {
         let scope = index.scope.isEmpty ? "" : " WHERE" + index.scope.dropFirst(" WHERE".count)
-        let groups = try Row.fetchAll(
-            db,
-            sql: "SELECT group_concat(\(quoted(StoreLayout.primaryKeyColumn))), COUNT(*) FROM \(quoted(index.table))\(scope) "
+        let groups = try db.texts(
+            "SELECT \(db.commaSeparated(quoted(StoreLayout.primaryKeyColumn))) FROM \(quoted(index.table))\(scope) "
                 + "GROUP BY \(index.columns) HAVING COUNT(*) > 1 LIMIT 5")
-        let described = groups.map { row -> String in
-            let keys: String = row[0] ?? ""
-            return "rows \(keys)"
-        }
         return StrataError(
             .constraintConflict,
-            "The store\(url.map { " at \($0.path)" } ?? "") holds rows of \(index.table) that share values of (\(index.columns)), which the new schema requires to be unique: \(described.joined(separator: "; ")). Remove or change the duplicates (in a custom stage, or before migrating). The store was not modified.",
-            entityName: index.table, fileURL: url, underlyingError: underlying)
+            "The store\(db.storeLocation) holds rows of \(index.table) that share values of (\(index.columns)), which the new schema requires to be unique: \(groups.map { "rows \($0)" }.joined(separator: "; ")). Remove or change the duplicates (in a custom stage, or before migrating). The store was not modified.",
+            entityName: index.table, fileURL: db.fileURL)
     }
 }

@@ -97,16 +97,26 @@ struct PostgresLayout: Sendable {
         var statements = [
             "CREATE TABLE \(quoted(Self.metadataTable)) (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)"
         ]
-        for table in tables {
-            statements.append(
-                "CREATE TABLE \(quoted(table.name)) ("
-                    + table.columns.map { "\(quoted($0.name)) \($0.type)" }.joined(separator: ", ") + ")")
-            if !table.isJoinTable {
-                statements.append("CREATE SEQUENCE \(quoted(Self.keySequence(of: table.name))) AS bigint")
-            }
-        }
+        for table in tables { statements += creationStatements(ofTable: table.name) }
         // The same statements as SQLite's: `CREATE [UNIQUE] INDEX "name" ON "table"(cols) [WHERE ...]`.
-        statements += base.indexes.map(\.sql)
+        for index in base.indexes { statements += [index.sql, Self.recordingStatement(of: index)] }
         return statements
+    }
+
+    /// The statements that create one table (and the sequence of its keys).
+    func creationStatements(ofTable name: String) -> [String] {
+        guard let table = tables.first(where: { $0.name == name }) else { return [] }
+        var statements = [
+            "CREATE TABLE \(quoted(table.name)) (" + table.columns.map { "\(quoted($0.name)) \($0.type)" }.joined(separator: ", ") + ")"
+        ]
+        if !table.isJoinTable { statements.append("CREATE SEQUENCE \(quoted(Self.keySequence(of: table.name))) AS bigint") }
+        return statements
+    }
+
+    /// Records the statement that made an index as its comment, so that a migration can tell
+    /// whether the index is the one a new layout wants (PostgreSQL keeps only a normalized
+    /// definition).
+    static func recordingStatement(of index: StoreLayout.Index) -> String {
+        "COMMENT ON INDEX \(quoted(index.name)) IS '" + index.sql.replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

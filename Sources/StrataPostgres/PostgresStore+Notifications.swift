@@ -111,6 +111,28 @@ extension PostgresStore {
         }
     }
 
+    /// Called when the listener is back, holding the presence lock again: commits may have been
+    /// missed meanwhile (observers hear of an unknown commit), and a migration may have run.
+    func listenerReconnected() {
+        announcements.async { [self] in
+            do {
+                let recorded = try pool.withConnection { session in
+                    try session.query("SELECT value FROM \(quoted(PostgresLayout.metadataTable)) WHERE key = 'versionHash'").rows.first
+                        .flatMap { $0.first.flatMap(PostgresValueCoding.data) }
+                }
+                if let recorded, recorded != Data(schema.versionHash.utf8) {
+                    schemaWasMigrated.withLock { $0 = true }
+                    logger.error(
+                        "The store was migrated to another schema while this container was disconnected; it refuses writes",
+                        metadata: ["strata.store": "\(configuration)"])
+                }
+            } catch {
+                logger.warning("Could not check the store's schema after reconnecting", metadata: ["error": "\(error)"])
+            }
+            commitObservers.notify(unknownRemoteCommit())
+        }
+    }
+
     /// A remote commit of objects nobody knows: what was missed while not listening.
     func unknownRemoteCommit() -> StoreCommit {
         StoreCommit(
@@ -133,30 +155,37 @@ final class PostgresListener: @unchecked Sendable {
     private let receive: @Sendable (String) -> Void
     private let reconnected: @Sendable () -> Void
     private let eventLoop: any EventLoop
+    /// The advisory lock every open store holds shared, so that a migration (which takes it
+    /// exclusively) knows the store is open; held by this connection.
+    private let presenceLockKey: Int64
 
     init(
-        configuration: PostgresConnection.Configuration, channel: String, logger: Logger,
+        configuration: PostgresConnection.Configuration, channel: String, presenceLockKey: Int64, logger: Logger,
         receive: @escaping @Sendable (String) -> Void, reconnected: @escaping @Sendable () -> Void
     ) {
         self.configuration = configuration
         self.channel = channel
+        self.presenceLockKey = presenceLockKey
         self.logger = logger
         self.receive = receive
         self.reconnected = reconnected
         self.eventLoop = MultiThreadedEventLoopGroup.singleton.next()
     }
 
-    /// Connects and listens; returns once `LISTEN` is in place (or failed: then it retries in
-    /// the background).
-    func start() {
-        let done = connect(isReconnection: false)
-        _ = try? done.wait()
+    /// Connects, listens and takes the presence lock (waiting while a migration of the store
+    /// runs); returns once all are in place.
+    ///
+    /// - Throws: The connection's error when the first attempt fails (then nothing retries).
+    func start() throws {
+        try connect(isReconnection: false).wait()
     }
 
     private func connect(isReconnection: Bool) -> EventLoopFuture<Void> {
         let channel = self.channel
         let receive = self.receive
-        return PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 0, logger: PostgresConnectionPool.driverLogger(logger))
+        let presenceLockKey = self.presenceLockKey
+        let connecting = PostgresConnection.connect(
+            on: eventLoop, configuration: configuration, id: 0, logger: PostgresConnectionPool.driverLogger(logger))
             .flatMap { connection -> EventLoopFuture<Void> in
                 self.lock.lock()
                 let stopped = self.isStopped
@@ -172,15 +201,27 @@ final class PostgresListener: @unchecked Sendable {
                 connection.addListener(channel: channel) { _, notification in receive(notification.payload) }
                 connection.closeFuture.whenComplete { _ in self.connectionClosed(connection) }
                 let escaped = "\"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(escaped)"), logger: PostgresConnectionPool.driverLogger(self.logger)).map { _ in
-                    if isReconnection { self.reconnected() }
-                }
+                let logger = PostgresConnectionPool.driverLogger(self.logger)
+                let lock = {
+                    var bindings = PostgresBindings()
+                    bindings.append(integer: presenceLockKey)
+                    return bindings
+                }()
+                return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(escaped)"), logger: logger)
+                    .flatMap { _ in
+                        connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock_shared($1)", binds: lock), logger: logger)
+                    }
+                    .map { _ in
+                        if isReconnection { self.reconnected() }
+                    }
             }
-            .flatMapError { error in
-                self.logger.warning("Could not listen for other servers' commits; retrying", metadata: ["error": "\(PostgresErrors.summary(error))"])
-                self.scheduleReconnect()
-                return self.eventLoop.makeSucceededVoidFuture()
-            }
+        guard isReconnection else { return connecting }
+        return connecting.flatMapError { error in
+            self.logger.warning(
+                "Could not listen for other servers' commits; retrying", metadata: ["error": "\(PostgresErrors.summary(error))"])
+            self.scheduleReconnect()
+            return self.eventLoop.makeSucceededVoidFuture()
+        }
     }
 
     private func connectionClosed(_ closed: PostgresConnection) {

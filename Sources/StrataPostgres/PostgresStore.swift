@@ -41,6 +41,9 @@ public final class PostgresStore: PersistentStore {
     /// The key of the advisory lock writers take: one per PostgreSQL schema.
     let writeLockKey: Int64
     let historyTracking: LockedBox<Bool>
+    /// Set when a migration changed the store's schema while this store had lost its
+    /// connection to the server (and so its presence lock): it refuses writes from then on.
+    let schemaWasMigrated = LockedBox(false)
     /// This instance of the store, in its commit notices: its own commits come back from the
     /// server and are not announced twice.
     let instanceID = UUID().uuidString
@@ -97,14 +100,29 @@ public final class PostgresStore: PersistentStore {
         if isReadOnly { setup.append("SET default_transaction_read_only = on") }
         let pool = try PostgresConnectionPool(configuration: configuration, instrumentation: instrumentation, sessionSetup: setup)
         let writeLockKey = Self.lockKey(forSchemaNamed: configuration.schemaName)
+        // The listener starts first: it holds the presence lock that keeps migrations away
+        // while the store is open (and waits for one that runs), before anything is read.
+        let receiver = WeakStore()
+        let listener = PostgresListener(
+            configuration: pool.connectionConfiguration, channel: Self.channel(forSchemaNamed: configuration.schemaName),
+            presenceLockKey: Self.presenceLockKey(forSchemaNamed: configuration.schemaName), logger: logger,
+            receive: { payload in receiver.store?.receive(payload) },
+            reconnected: { receiver.store?.listenerReconnected() })
         let opened: (identifier: String, history: Bool)
         do {
+            try PostgresConnectionPool.checkNotOnEventLoop()
+            do {
+                try listener.start()
+            } catch {
+                throw PostgresErrors.connectionError(error, configuration: configuration)
+            }
             opened = try pool.withConnection { session in
                 try Self.prepare(
                     session, configuration: configuration, layout: layout, schema: schema, isReadOnly: isReadOnly,
                     history: persistentHistoryTracking, lockKey: writeLockKey)
             }
         } catch {
+            listener.stop()
             pool.close()
             throw error
         }
@@ -118,18 +136,15 @@ public final class PostgresStore: PersistentStore {
         self.writeLockKey = writeLockKey
         self.historyTracking = LockedBox(opened.history)
         self.instrumentation = instrumentation
-        // Set up before it starts: the listener calls back into the store.
-        let receiver = WeakStore()
-        listener = PostgresListener(
-            configuration: pool.connectionConfiguration, channel: Self.channel(forSchemaNamed: configuration.schemaName), logger: logger,
-            receive: { payload in receiver.store?.receive(payload) },
-            reconnected: {
-                guard let store = receiver.store else { return }
-                store.announcements.async { store.commitObservers.notify(store.unknownRemoteCommit()) }
-            })
+        self.listener = listener
         receiver.store = self
-        listener.start()
         logger.info("Opened PostgreSQL store", metadata: ["strata.store": "\(configuration)", "strata.storeIdentifier": "\(identifier)"])
+    }
+
+    /// The key of the advisory lock every open store of a PostgreSQL schema holds shared, and
+    /// a migration exclusively.
+    static func presenceLockKey(forSchemaNamed name: String) -> Int64 {
+        lockKey(forSchemaNamed: "open:" + name)
     }
 
     /// A stable 64-bit key for the advisory lock of a PostgreSQL schema (FNV-1a of its name),
@@ -193,6 +208,12 @@ public final class PostgresStore: PersistentStore {
         guard !isReadOnly else {
             throw StrataError(
                 .storeNotWritable, "The store \(configuration) was opened read-only; nothing was saved.", fileURL: url)
+        }
+        guard !schemaWasMigrated.withLock({ $0 }) else {
+            throw StrataError(
+                .incompatibleSchema,
+                "The store \(configuration) was migrated to another schema while this container had lost its connection; nothing was saved. Open a new container with the new schema.",
+                fileURL: url)
         }
     }
 

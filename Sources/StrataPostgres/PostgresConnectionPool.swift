@@ -267,8 +267,23 @@ final class PostgresSession {
         }
     }
 
-    /// Sends several statements at once and waits for all of them: one round trip for the
-    /// lot. The first failure is thrown, after every statement finished.
+    /// Runs one statement and hands each row to `onRow` as it arrives, on the connection's
+    /// event loop (so `onRow` must be quick and must not block).
+    func query(_ sql: String, _ binds: PostgresBindings, onRow: @escaping @Sendable (PostgresRow) -> Void) throws {
+        lastSQL = sql
+        do {
+            _ = try pool.instrumentation.timing(sql) {
+                try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.driverLogger, onRow).wait()
+            }
+        } catch {
+            throw failure(error, sql: sql)
+        }
+    }
+
+    /// Sends several statements before waiting for any of them, then waits for all. This saves
+    /// the waits between statements on this side; postgres-nio (1.33) still sends each
+    /// statement after the previous one's reply, so it is not one round trip. The first
+    /// failure is thrown, after every statement finished.
     func pipeline(_ statements: [(sql: String, binds: PostgresBindings)]) throws -> [PostgresQueryResult] {
         guard statements.count > 1 else {
             return try statements.map { try query($0.sql, $0.binds) }

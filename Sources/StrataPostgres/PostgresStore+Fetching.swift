@@ -11,30 +11,13 @@ extension PostgresStore {
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let keys = query.clientSortKeys
         let sql = "SELECT " + (columnNames.map { "t0.\(quoted($0))" } + keys.expressions).joined(separator: ", ") + query.sql()
-        let result = try read(sql: sql, query.bindings)
-        var decoders: [String: PostgresRowDecoder] = [:]
-        var rows: [(row: StoreRow, keys: [AttributeValue])] = []
-        rows.reserveCapacity(result.rows.count)
-        for row in result.rows {
-            let cells = row.makeRandomAccess()
-            // Rows another program damaged (NULL keys, unknown entities) are skipped, not trusted.
-            guard let primaryKey = PostgresValueCoding.integer(cells[0]), let entityName = PostgresValueCoding.string(cells[1])
-            else { continue }
-            let version = PostgresValueCoding.integer(cells[2]) ?? 0
-            let decoder: PostgresRowDecoder
-            if let cached = decoders[entityName] {
-                decoder = cached
-            } else {
-                guard let made = PostgresRowDecoder(entityName: entityName, store: self, columnIndex: columnIndex) else { continue }
-                decoders[entityName] = made
-                decoder = made
-            }
-            let decoded = decoder.decode(cells, primaryKey: primaryKey, version: version, storeIdentifier: identifier)
-            let sortValues = keys.types.enumerated().map { offset, type in
-                PostgresValueCoding.attributeValue(cells[columnNames.count + offset], type: type)
-            }
-            rows.append((decoded, sortValues))
-        }
+        // Rows are decoded as they arrive, on the connection's event loop, so decoding overlaps
+        // the transfer and the raw result is never held whole beside the decoded one.
+        let decoding = PostgresFetchDecoding(
+            decoders: query.kinds.compactMap { PostgresRowDecoder(entityName: $0, store: self, columnIndex: columnIndex) },
+            sortKeyTypes: keys.types, sortKeyOffset: columnNames.count, storeIdentifier: identifier)
+        try read(sql: sql, query.bindings) { decoding.add($0) }
+        let rows = decoding.finish()
         if keys.expressions.isEmpty { return rows.map(\.row) }
         return query.sortedOnClient(rows, key: { $0.keys }, primaryKey: { $0.row.objectID.primaryKey ?? 0 }).map(\.row)
     }
@@ -245,27 +228,85 @@ extension PostgresStore {
         instrumentation.metrics.fetches.increment()
         return try withSession { session in try session.query(sql, bindings) }
     }
+
+    /// Runs a query like ``read(sql:_:)``, handing each row to `onRow` as it arrives.
+    func read(sql: String, _ bindings: PostgresBindings, onRow: @escaping @Sendable (PostgresRow) -> Void) throws {
+        instrumentation.metrics.fetches.increment()
+        try withSession { session in try session.query(sql, bindings, onRow: onRow) }
+    }
+}
+
+/// The rows of one fetch, decoded one at a time on the connection's event loop.
+///
+/// Rows of entities the query does not ask for, and rows another program damaged (NULL keys),
+/// are skipped, not trusted.
+final class PostgresFetchDecoding: Sendable {
+    private let decoders: [PostgresRowDecoder]
+    private let sortKeyTypes: [AttributeType]
+    private let sortKeyOffset: Int
+    private let storeIdentifier: String
+    /// Locked only by the event loop while rows arrive, then once by ``finish()``.
+    private let rows = LockedBox<[(row: StoreRow, keys: [AttributeValue])]>([])
+
+    init(decoders: [PostgresRowDecoder], sortKeyTypes: [AttributeType], sortKeyOffset: Int, storeIdentifier: String) {
+        self.decoders = decoders
+        self.sortKeyTypes = sortKeyTypes
+        self.sortKeyOffset = sortKeyOffset
+        self.storeIdentifier = storeIdentifier
+    }
+
+    func add(_ row: PostgresRow) {
+        let cells = row.makeRandomAccess()
+        guard let primaryKey = PostgresValueCoding.integer(cells[0]), let name = cells[1].bytes,
+            // The entity name is matched by its bytes: no string is made per row.
+            let decoder = decoders.first(where: { $0.entityNameBytes == name })
+        else { return }
+        let version = PostgresValueCoding.integer(cells[2]) ?? 0
+        let decoded = decoder.decode(cells, primaryKey: primaryKey, version: version, storeIdentifier: storeIdentifier)
+        var sortValues: [AttributeValue] = []
+        if !sortKeyTypes.isEmpty {
+            sortValues = sortKeyTypes.enumerated().map { offset, type in
+                PostgresValueCoding.attributeValue(cells[sortKeyOffset + offset], type: type)
+            }
+        }
+        rows.withLock { $0.append((decoded, sortValues)) }
+    }
+
+    /// The decoded rows, in the order they arrived.
+    func finish() -> [(row: StoreRow, keys: [AttributeValue])] {
+        rows.withLock { rows in
+            defer { rows = [] }
+            return rows
+        }
+    }
 }
 
 /// Decodes rows of one entity by column position.
-final class PostgresRowDecoder {
+final class PostgresRowDecoder: Sendable {
     let attributeTypes: [AttributeType]
     let attributePositions: [Int?]
     let toOnePositions: [Int?]
     let toOneEntityPositions: [Int?]
     let toOneDestinations: [String]
+    let toOneDestinationHashes: [UInt64]
     let entityName: String
+    let entityNameHash: UInt64
+    /// The entity name as the server sends it, to recognize the entity's rows cheaply.
+    let entityNameBytes: ByteBuffer
 
     init?(entityName: String, store: PostgresStore, columnIndex: [String: Int]) {
         guard let entity = store.schema.entity(named: entityName), let layout = store.layout.base.entities[entityName] else {
             return nil
         }
         self.entityName = entityName
+        entityNameHash = entity.nameHash
+        entityNameBytes = ByteBuffer(string: entityName)
         attributeTypes = entity.attributes.map(\.type)
         attributePositions = layout.attributeColumns.map { $0.flatMap { columnIndex[$0] } }
         toOnePositions = layout.toOneColumns.map { $0.flatMap { columnIndex[$0] } }
         toOneEntityPositions = layout.toOneEntityColumns.map { $0.flatMap { columnIndex[$0] } }
         toOneDestinations = entity.relationships.map(\.destinationEntityName)
+        toOneDestinationHashes = toOneDestinations.map(ObjectID.hash(ofEntityName:))
     }
 
     func decode(_ cells: PostgresRandomAccessRow, primaryKey: Int64, version: Int64, storeIdentifier: String) -> StoreRow {
@@ -285,11 +326,19 @@ final class PostgresRowDecoder {
                 toOne.append(nil)
                 continue
             }
-            let targetEntity = toOneEntityPositions[number].flatMap { PostgresValueCoding.string(cells[$0]) } ?? toOneDestinations[number]
-            toOne.append(ObjectID(entityName: targetEntity, storeIdentifier: storeIdentifier, primaryKey: key))
+            if let targetEntity = toOneEntityPositions[number].flatMap({ PostgresValueCoding.string(cells[$0]) }) {
+                toOne.append(ObjectID(entityName: targetEntity, storeIdentifier: storeIdentifier, primaryKey: key))
+            } else {
+                toOne.append(
+                    ObjectID(
+                        entityName: toOneDestinations[number], entityNameHash: toOneDestinationHashes[number],
+                        storeIdentifier: storeIdentifier, primaryKey: key))
+            }
         }
         return StoreRow(
-            objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+            objectID: ObjectID(
+                entityName: entityName, entityNameHash: entityNameHash, storeIdentifier: storeIdentifier,
+                primaryKey: primaryKey),
             version: version, attributes: attributes, toOne: toOne)
     }
 }

@@ -47,7 +47,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The name's own hash value: equal for names that compare equal, canonically equivalent
     /// Unicode spellings included (a byte hash would tell "Café" in NFC and NFD apart, while
     /// `==` does not). Seeded per process, which is all `Hashable` needs.
-    static func hash(ofEntityName name: String) -> UInt64 {
+    package static func hash(ofEntityName name: String) -> UInt64 {
         UInt64(bitPattern: Int64(name.hashValue))
     }
 

@@ -339,5 +339,5 @@ struct PostgresMigrationDatabase: SchemaMigrationDatabase {
         return "pg_temp.\(quoted(name))"
     }
 
-    func commaSeparated(_ expression: String) -> String { "string_agg((\(expression))::text, ',')" }
+    func commaSeparated(_ expression: String) -> String { "string_agg((\(expression))::text, ',' ORDER BY \(expression))" }
 }

@@ -269,15 +269,32 @@ final class PostgresSession {
 
     /// Runs one statement and hands each row to `onRow` as it arrives, on the connection's
     /// event loop (so `onRow` must be quick and must not block).
-    func query(_ sql: String, _ binds: PostgresBindings, onRow: @escaping @Sendable (PostgresRow) -> Void) throws {
+    ///
+    /// Meanwhile `whileRunning` runs on the calling thread, to consume what `onRow` produces;
+    /// `onEnd` is called on the event loop once the statement finished, successfully or not, so
+    /// that `whileRunning` knows when to stop. An error `whileRunning` throws is rethrown after
+    /// the statement finished (the connection is then free for the next one).
+    func query(
+        _ sql: String, _ binds: PostgresBindings, onRow: @escaping @Sendable (PostgresRow) -> Void,
+        onEnd: @escaping @Sendable () -> Void = {}, whileRunning: () throws -> Void = {}
+    ) throws {
         lastSQL = sql
+        var consumerError: (any Error)?
         do {
             _ = try pool.instrumentation.timing(sql) {
-                try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.driverLogger, onRow).wait()
+                let running = connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.driverLogger, onRow)
+                running.whenComplete { _ in onEnd() }
+                do {
+                    try whileRunning()
+                } catch {
+                    consumerError = error
+                }
+                return try running.wait()
             }
         } catch {
             throw failure(error, sql: sql)
         }
+        if let consumerError { throw consumerError }
     }
 
     /// Sends several statements before waiting for any of them, then waits for all. This saves

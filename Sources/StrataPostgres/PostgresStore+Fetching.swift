@@ -5,8 +5,18 @@ import Strata
 extension PostgresStore {
     /// The rows a plan matches, in one query: predicate, order, limit and offset included.
     public func fetch(_ plan: FetchPlan) throws -> [StoreRow] {
-        guard var query = try makeQuery(plan) else { return [] }
-        guard let table = layout.tables.first(where: { $0.name == query.layout.table }) else { return [] }
+        var rows: [StoreRow] = []
+        try fetch(plan) { rows += $0 }
+        return rows
+    }
+
+    /// The rows a plan matches, handed to `body` in runs while the rest are still arriving: the
+    /// caller turns one run into objects while the connection's event loop receives and decodes
+    /// the next, so a large fetch costs about the longer of the two, not their sum. (Orders the
+    /// server cannot give, done here, hand over all rows at once.)
+    public func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws {
+        guard var query = try makeQuery(plan) else { return }
+        guard let table = layout.tables.first(where: { $0.name == query.layout.table }) else { return }
         let columnNames = table.columns.map(\.name)
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let keys = query.clientSortKeys
@@ -16,10 +26,31 @@ extension PostgresStore {
         let decoding = PostgresFetchDecoding(
             decoders: query.kinds.compactMap { PostgresRowDecoder(entityName: $0, store: self, columnIndex: columnIndex) },
             sortKeyTypes: keys.types, sortKeyOffset: columnNames.count, storeIdentifier: identifier)
-        try read(sql: sql, query.bindings) { decoding.add($0) }
-        let rows = decoding.finish()
-        if keys.expressions.isEmpty { return rows.map(\.row) }
-        return query.sortedOnClient(rows, key: { $0.keys }, primaryKey: { $0.row.objectID.primaryKey ?? 0 }).map(\.row)
+        instrumentation.metrics.fetches.increment()
+        if !keys.expressions.isEmpty {
+            try withSession { session in
+                try session.query(sql, query.bindings, onRow: { decoding.add($0) }, onEnd: { decoding.finishReading() })
+            }
+            let rows = decoding.nextRun() ?? []
+            try body(query.sortedOnClient(rows, key: { $0.keys }, primaryKey: { $0.row.objectID.primaryKey ?? 0 }).map(\.row))
+            return
+        }
+        try withSession { session in
+            try session.query(sql, query.bindings, onRow: { decoding.add($0) }, onEnd: { decoding.finishReading() }) {
+                // After `body` fails, the rest still arrive (the connection must finish the
+                // statement) and are dropped.
+                var failure: (any Error)?
+                while let run = decoding.nextRun() {
+                    guard failure == nil else { continue }
+                    do {
+                        try body(run.map(\.row))
+                    } catch {
+                        failure = error
+                    }
+                }
+                if let failure { throw failure }
+            }
+        }
     }
 
     /// The IDs of the rows a plan matches, in its order, without reading their values.
@@ -229,24 +260,28 @@ extension PostgresStore {
         return try withSession { session in try session.query(sql, bindings) }
     }
 
-    /// Runs a query like ``read(sql:_:)``, handing each row to `onRow` as it arrives.
-    func read(sql: String, _ bindings: PostgresBindings, onRow: @escaping @Sendable (PostgresRow) -> Void) throws {
-        instrumentation.metrics.fetches.increment()
-        try withSession { session in try session.query(sql, bindings, onRow: onRow) }
-    }
 }
 
-/// The rows of one fetch, decoded one at a time on the connection's event loop.
+/// The rows of one fetch, decoded one at a time on the connection's event loop and handed over
+/// in runs to the thread that fetches.
 ///
 /// Rows of entities the query does not ask for, and rows another program damaged (NULL keys),
 /// are skipped, not trusted.
-final class PostgresFetchDecoding: Sendable {
+///
+/// `@unchecked Sendable`: the decoders and settings are immutable; `pending` and `isFinished`
+/// are read and written only while `condition` is locked.
+final class PostgresFetchDecoding: @unchecked Sendable {
+    /// The rows a run gathers before the fetching thread is woken: large enough that waking it
+    /// costs nothing per row, small enough that it starts early.
+    static let runLength = 1024
+
     private let decoders: [PostgresRowDecoder]
     private let sortKeyTypes: [AttributeType]
     private let sortKeyOffset: Int
     private let storeIdentifier: String
-    /// Locked only by the event loop while rows arrive, then once by ``finish()``.
-    private let rows = LockedBox<[(row: StoreRow, keys: [AttributeValue])]>([])
+    private let condition = NSCondition()
+    private var pending: [(row: StoreRow, keys: [AttributeValue])] = []
+    private var isFinished = false
 
     init(decoders: [PostgresRowDecoder], sortKeyTypes: [AttributeType], sortKeyOffset: Int, storeIdentifier: String) {
         self.decoders = decoders
@@ -255,6 +290,7 @@ final class PostgresFetchDecoding: Sendable {
         self.storeIdentifier = storeIdentifier
     }
 
+    /// Decodes one row (on the event loop).
     func add(_ row: PostgresRow) {
         let cells = row.makeRandomAccess()
         guard let primaryKey = PostgresValueCoding.integer(cells[0]), let name = cells[1].bytes,
@@ -269,15 +305,30 @@ final class PostgresFetchDecoding: Sendable {
                 PostgresValueCoding.attributeValue(cells[sortKeyOffset + offset], type: type)
             }
         }
-        rows.withLock { $0.append((decoded, sortValues)) }
+        condition.lock()
+        pending.append((decoded, sortValues))
+        if pending.count >= Self.runLength { condition.signal() }
+        condition.unlock()
     }
 
-    /// The decoded rows, in the order they arrived.
-    func finish() -> [(row: StoreRow, keys: [AttributeValue])] {
-        rows.withLock { rows in
-            defer { rows = [] }
-            return rows
-        }
+    /// Called once the statement finished, successfully or not (on the event loop).
+    func finishReading() {
+        condition.lock()
+        isFinished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits for a run of rows and takes it: every row decoded so far once a run's length has
+    /// gathered or the statement finished. `nil` when the statement finished and every row was
+    /// taken.
+    func nextRun() -> [(row: StoreRow, keys: [AttributeValue])]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !isFinished && pending.count < Self.runLength { condition.wait() }
+        guard !pending.isEmpty else { return nil }
+        defer { pending = [] }
+        return pending
     }
 }
 

@@ -119,7 +119,9 @@ extension ObjectContext {
         if parent == nil, container != nil, !usesPendingChanges(query) {
             var objects: [ManagedObject] = []
             for store in try stores(for: query) {
-                objects += try materialize(try store.fetch(plan))
+                // Run by run, as the store reads them: a store on a server receives the next
+                // run while this one becomes objects.
+                try store.fetch(plan) { rows in objects += try materialize(rows) }
             }
             try prefetch(query.prefetching, for: objects)
             return objects

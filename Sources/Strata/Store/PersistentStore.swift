@@ -21,6 +21,16 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: ``StrataError`` when the store cannot be read.
     func fetch(_ plan: FetchPlan) throws -> [StoreRow]
 
+    /// The rows a plan matches, in its order, handed to `body` in consecutive runs as the store
+    /// reads them: a store that receives rows over a connection lets the caller work on one run
+    /// while the next arrives.
+    ///
+    /// The default hands ``fetch(_:)``'s whole result over in one run. When `body` throws, no
+    /// further run is handed over and the error is rethrown once the store has finished reading.
+    ///
+    /// - Throws: ``StrataError`` when the store cannot be read; what `body` throws.
+    func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws
+
     /// The number of rows a plan matches (its limit and offset applied).
     func count(_ plan: FetchPlan) throws -> Int
 
@@ -163,6 +173,10 @@ public protocol PersistentStore: AnyObject, Sendable {
 }
 
 extension PersistentStore {
+    public func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws {
+        try body(try fetch(plan))
+    }
+
     /// Calls `prepare`, then ``save(_:)``. Stores that can hold other writers off while
     /// `prepare` reads override it; with this one, another writer can commit in between, and the
     /// save then fails as ``save(_:)`` does.

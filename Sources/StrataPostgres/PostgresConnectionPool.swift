@@ -280,17 +280,23 @@ final class PostgresSession {
     ) throws {
         lastSQL = sql
         var consumerError: (any Error)?
+        // The statement is timed until its last row arrived, not until the caller is done with
+        // the rows: a slow consumer does not make a slow statement.
+        let instrumentation = pool.instrumentation
+        let observes = instrumentation.observesStatements
+        let start = ContinuousClock.now
         do {
-            _ = try pool.instrumentation.timing(sql) {
-                let running = connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.driverLogger, onRow)
-                running.whenComplete { _ in onEnd() }
-                do {
-                    try whileRunning()
-                } catch {
-                    consumerError = error
-                }
-                return try running.wait()
+            let running = connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: pool.driverLogger, onRow)
+            running.whenComplete { _ in
+                if observes { instrumentation.statement(sql, duration: ContinuousClock.now - start) }
+                onEnd()
             }
+            do {
+                try whileRunning()
+            } catch {
+                consumerError = error
+            }
+            _ = try running.wait()
         } catch {
             throw failure(error, sql: sql)
         }

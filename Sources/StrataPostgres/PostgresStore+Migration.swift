@@ -19,9 +19,17 @@ extension PostgresStoreProvider {
         return try pool.withConnection { session in
             var key = PostgresBindings()
             key.append(integer: PostgresStore.presenceLockKey(forSchemaNamed: configuration.schemaName))
-            let locked = try session.query("SELECT pg_try_advisory_lock($1)", key).rows.first
-                .flatMap { $0.first.flatMap { try? $0.decode(Bool.self) } }
-            guard locked == true else {
+            // A container closed just before may not have let go yet: its connection closes
+            // without waiting for the server. A container that stays open keeps the lock.
+            var locked = false
+            let deadline = ContinuousClock.now + .seconds(2)
+            while true {
+                locked = try session.query("SELECT pg_try_advisory_lock($1)", key).rows.first
+                    .flatMap { $0.first.flatMap { try? $0.decode(Bool.self) } } == true
+                if locked || ContinuousClock.now >= deadline { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            guard locked else {
                 throw StrataError(
                     .storeInUse,
                     "The store \(configuration) is open in a container (on this server or another); a migration needs it to itself. Close every container that has it open. The store was not modified.")
@@ -93,8 +101,8 @@ extension PostgresStoreProvider {
         // migration needs the store to itself), so they are abandoned.
         try pool.withConnection { session in
             var prefix = PostgresBindings()
-            prefix.append(string: PostgresStore.migrationCopyPrefix(of: configuration.schemaName) + "%")
-            let abandoned = try session.query("SELECT nspname::text FROM pg_namespace WHERE nspname LIKE $1", prefix).rows
+            prefix.append(string: PostgresStore.migrationCopyPrefix(of: configuration.schemaName))
+            let abandoned = try session.query("SELECT nspname::text FROM pg_namespace WHERE starts_with(nspname, $1)", prefix).rows
                 .compactMap { $0.first.flatMap(PostgresValueCoding.string) }
             for schema in abandoned { try session.query("DROP SCHEMA IF EXISTS \(quoted(schema)) CASCADE") }
         }
@@ -134,8 +142,12 @@ extension PostgresStoreProvider {
                         names
                     ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.string) }
                     for sequence in sequences {
+                        var names = PostgresBindings()
+                        names.append(string: copy.schemaName)
+                        names.append(string: sequence)
                         try session.query(
-                            "SELECT setval('\(target).\(quoted(sequence))', last_value, is_called) FROM \(source).\(quoted(sequence))")
+                            "SELECT setval(format('%I.%I', $1::text, $2::text)::regclass, last_value, is_called) FROM \(source).\(quoted(sequence))",
+                            names)
                     }
                 }
             }

@@ -158,24 +158,28 @@ final class PostgresListener: @unchecked Sendable {
     /// The advisory lock every open store holds shared, so that a migration (which takes it
     /// exclusively) knows the store is open; held by this connection.
     private let presenceLockKey: Int64
+    /// How long to wait for the presence lock while a migration holds it.
+    private let lockTimeout: Duration
 
     init(
-        configuration: PostgresConnection.Configuration, channel: String, presenceLockKey: Int64, logger: Logger,
-        receive: @escaping @Sendable (String) -> Void, reconnected: @escaping @Sendable () -> Void
+        configuration: PostgresConnection.Configuration, channel: String, presenceLockKey: Int64, lockTimeout: Duration,
+        logger: Logger, receive: @escaping @Sendable (String) -> Void, reconnected: @escaping @Sendable () -> Void
     ) {
         self.configuration = configuration
         self.channel = channel
         self.presenceLockKey = presenceLockKey
+        self.lockTimeout = lockTimeout
         self.logger = logger
         self.receive = receive
         self.reconnected = reconnected
         self.eventLoop = MultiThreadedEventLoopGroup.singleton.next()
     }
 
-    /// Connects, listens and takes the presence lock (waiting while a migration of the store
-    /// runs); returns once all are in place.
+    /// Connects, listens and takes the presence lock (waiting up to the lock timeout while a
+    /// migration of the store runs); returns once all are in place.
     ///
-    /// - Throws: The connection's error when the first attempt fails (then nothing retries).
+    /// - Throws: The connection's error when the first attempt fails (then nothing retries);
+    ///   PostgreSQL's `lock_not_available` when a migration held the store past the timeout.
     func start() throws {
         try connect(isReconnection: false).wait()
     }
@@ -207,13 +211,32 @@ final class PostgresListener: @unchecked Sendable {
                     bindings.append(integer: presenceLockKey)
                     return bindings
                 }()
-                return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(escaped)"), logger: logger)
-                    .flatMap { _ in
-                        connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock_shared($1)", binds: lock), logger: logger)
-                    }
+                // A server- or role-wide statement timeout must not cut the wait for the lock
+                // short; the lock timeout bounds it instead.
+                let timeout = max(1, Int(self.lockTimeout.components.seconds * 1000 + self.lockTimeout.components.attoseconds / 1_000_000_000_000_000))
+                let statements = [
+                    "SET statement_timeout = 0", "SET lock_timeout = \(timeout)", "LISTEN \(escaped)",
+                ]
+                var listening = self.eventLoop.makeSucceededVoidFuture()
+                for statement in statements {
+                    listening = listening.flatMap { connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).map { _ in } }
+                }
+                let locked =
+                    listening
+                    .flatMap { connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock_shared($1)", binds: lock), logger: logger) }
+                    .flatMap { _ in connection.query(PostgresQuery(unsafeSQL: "SET lock_timeout = 0"), logger: logger) }
                     .map { _ in
                         if isReconnection { self.reconnected() }
                     }
+                guard isReconnection else { return locked }
+                // Connected, but could not listen or take the lock: the connection goes, and its
+                // closing schedules the next attempt (`connectionClosed`).
+                return locked.flatMapError { error in
+                    self.logger.warning(
+                        "Could not listen for other servers' commits; retrying", metadata: ["error": "\(PostgresErrors.summary(error))"])
+                    PostgresConnectionPool.close(connection)
+                    return self.eventLoop.makeSucceededVoidFuture()
+                }
             }
         guard isReconnection else { return connecting }
         return connecting.flatMapError { error in

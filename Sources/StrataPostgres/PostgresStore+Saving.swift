@@ -76,12 +76,31 @@ extension PostgresStore {
         return try pool.withConnection { session in
             var lock = PostgresBindings()
             lock.append(integer: writeLockKey)
-            // One round trip: begin, lock, and look whether history is on.
+            // One round trip: begin, lock, and look whether history is on and whether the store
+            // still has this store's schema (a migration that ran while this server had lost
+            // its connection would have changed it).
             let opened = try session.pipeline([
                 ("BEGIN", PostgresBindings()), ("SELECT pg_advisory_xact_lock($1)", lock),
-                ("SELECT 1 FROM \(quoted(PostgresLayout.metadataTable)) WHERE key = '\(Self.historyMetadataKey)'", PostgresBindings()),
+                (
+                    "SELECT key, value FROM \(quoted(PostgresLayout.metadataTable)) WHERE key IN ('\(Self.historyMetadataKey)', 'versionHash')",
+                    PostgresBindings()
+                ),
             ])
-            let recordsHistory = isPersistentHistoryTrackingEnabled || !(opened.last?.rows.isEmpty ?? true)
+            var metadata: [String: Data] = [:]
+            for row in opened.last?.rows ?? [] {
+                let cells = Array(row)
+                guard cells.count == 2, let key = PostgresValueCoding.string(cells[0]) else { continue }
+                metadata[key] = PostgresValueCoding.data(cells[1]) ?? Data()
+            }
+            guard metadata["versionHash"] == Data(schema.versionHash.utf8) else {
+                _ = try? session.query("ROLLBACK")
+                schemaWasMigrated.withLock { $0 = true }
+                throw StrataError(
+                    .incompatibleSchema,
+                    "The store \(configuration) was migrated to another schema while this container had it open; nothing was saved. Open a new container with the new schema.",
+                    fileURL: url)
+            }
+            let recordsHistory = isPersistentHistoryTrackingEnabled || metadata[Self.historyMetadataKey] != nil
             if recordsHistory { historyTracking.withLock { $0 = true } }
             let result: T
             do {

@@ -105,7 +105,8 @@ public final class PostgresStore: PersistentStore {
         let receiver = WeakStore()
         let listener = PostgresListener(
             configuration: pool.connectionConfiguration, channel: Self.channel(forSchemaNamed: configuration.schemaName),
-            presenceLockKey: Self.presenceLockKey(forSchemaNamed: configuration.schemaName), logger: logger,
+            presenceLockKey: Self.presenceLockKey(forSchemaNamed: configuration.schemaName),
+            lockTimeout: configuration.pool.acquireTimeout, logger: logger,
             receive: { payload in receiver.store?.receive(payload) },
             reconnected: { receiver.store?.listenerReconnected() })
         let opened: (identifier: String, history: Bool)
@@ -113,6 +114,10 @@ public final class PostgresStore: PersistentStore {
             try PostgresConnectionPool.checkNotOnEventLoop()
             do {
                 try listener.start()
+            } catch where PostgresErrors.sqlState(of: error) == "55P03" {
+                throw StrataError(
+                    .storeInUse,
+                    "The store \(configuration) is being migrated; it did not open within the pool's acquire timeout (\(configuration.pool.acquireTimeout)). Open it once the migration has finished.")
             } catch {
                 throw PostgresErrors.connectionError(error, configuration: configuration)
             }

@@ -15,6 +15,10 @@ import Testing
         let database = try PostgresTestDatabase()
         var configuration = database.configuration
         configuration.pool.maximumConnections = 4
+        // The 64 saves queue for the schema's write lock one by one; on a machine busy with
+        // other suites the last may wait longer than the default 30 s for a connection. A
+        // deadlock would still run into the suite's time limit.
+        configuration.pool.acquireTimeout = .seconds(120)
         let container = try await offThePool {
             try PersistentContainer(name: "Load", entities: [Note.self], storeDescriptions: [.postgres(configuration)])
         }

@@ -108,6 +108,49 @@ import Testing
         }
     }
 
+    @Test func aServerThatCannotOpenTheStoreBeforeTheMigrationEndsGetsStoreInUse() async throws {
+        let database = try PostgresTestDatabase()
+        try await offThePool { try makeV1Store(database, titles: ["Dune"]) }
+        let migration = try PostgresConnectionPool(
+            configuration: database.configuration, instrumentation: .silent(kind: "postgres", name: "test"), sessionSetup: [])
+        defer { migration.close() }
+        try await offThePool {
+            try migration.withConnection { session in
+                var bindings = PostgresBindings()
+                bindings.append(integer: PostgresStore.presenceLockKey(forSchemaNamed: database.schemaName))
+                try session.query("SELECT pg_advisory_lock($1)", bindings)
+                defer { _ = try? session.query("SELECT pg_advisory_unlock($1)", bindings) }
+                var configuration = database.configuration
+                configuration.pool.acquireTimeout = .seconds(1)
+                let error = #expect(throws: StrataError.self) {
+                    try PersistentContainer(name: "Books", schema: try Versions.v1.modelVersion, storeDescriptions: [.postgres(configuration)])
+                }
+                #expect(error?.code == .storeInUse)
+                #expect(error?.message.contains("being migrated") == true)
+            }
+        }
+    }
+
+    @Test func aSaveOverAStoreMigratedBehindTheContainersBackIsRefused() async throws {
+        try await offThePool {
+            let database = try PostgresTestDatabase()
+            try makeV1Store(database, titles: ["Dune"])
+            let container = try PersistentContainer(name: "Books", schema: try Versions.v1.modelVersion, storeDescriptions: [database.description()])
+            defer { try? container.close() }
+            // What a migration that ran while this server had lost its connection leaves: the
+            // store records another schema.
+            try database.execute("UPDATE \(quoted(PostgresLayout.metadataTable)) SET value = 'another'::bytea WHERE key = 'versionHash'")
+            let context = container.newBackgroundContext()
+            let book = ManagedObject(entity: try #require(context.schema.entity(named: "Book")))
+            context.insert(book)
+            try book.setValue("Emma", forKey: "title")
+            let error = #expect(throws: StrataError.self) { try context.save() }
+            #expect(error?.code == .incompatibleSchema)
+            let count = try database.execute("SELECT count(*) FROM \"Book\"").rows.first.flatMap { try? $0.decode(Int64.self) }
+            #expect(count == 1)
+        }
+    }
+
     @Test func aMigrationCopyLeftBehindIsRemovedByTheNextMigration() async throws {
         try await offThePool {
             let database = try PostgresTestDatabase()

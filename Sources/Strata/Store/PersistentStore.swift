@@ -27,6 +27,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///
     /// The default hands ``fetch(_:)``'s whole result over in one run. When `body` throws, no
     /// further run is handed over and the error is rethrown once the store has finished reading.
+    /// A store error may come after some runs were handed over: treat them as read only when
+    /// the call returns. `body` must not call the store: the store may hold a connection for
+    /// the fetch until the last run was taken.
     ///
     /// - Throws: ``StrataError`` when the store cannot be read; what `body` throws.
     func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws

@@ -75,8 +75,17 @@ final class StoreFileLock: Sendable {
                 close(descriptor)
                 throw inUse()
             }
-            guard flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 else {
-                let code = errno
+            // A lock this process just released can stay held for a moment by a child process
+            // that another thread is starting (it holds copies of our descriptors until it
+            // executes): a conflict is only believed after it lasted a second.
+            var locked = flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0
+            var code = locked ? 0 : errno
+            for _ in 0..<50 where !locked && (code == EWOULDBLOCK || code == EAGAIN) {
+                usleep(20_000)
+                locked = flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0
+                code = locked ? 0 : errno
+            }
+            guard locked else {
                 // No store of this process has the file open (it would be in the table), so
                 // closing drops no lock of ours.
                 close(descriptor)

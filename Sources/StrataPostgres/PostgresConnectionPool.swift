@@ -303,6 +303,25 @@ final class PostgresSession {
         if let consumerError { throw consumerError }
     }
 
+    /// Takes the advisory lock `key` until the open transaction ends.
+    func lockUntilTransactionEnds(_ key: Int64) throws {
+        var bindings = PostgresBindings()
+        bindings.append(integer: key)
+        try query("SELECT pg_advisory_xact_lock($1)", bindings)
+    }
+
+    /// The names of the relations of `kinds` (`pg_class.relkind` letters, such as `r` for
+    /// tables and `S` for sequences) in the PostgreSQL schema `schemaName`.
+    func relationNames(ofKinds kinds: [Character], inSchema schemaName: String) throws -> [String] {
+        var bindings = PostgresBindings()
+        bindings.append(string: schemaName)
+        bindings.append(string: String(kinds))
+        return try query(
+            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND strpos($2, c.relkind::text) > 0",
+            bindings
+        ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.string) }
+    }
+
     /// Sends several statements before waiting for any of them, then waits for all. This saves
     /// the waits between statements on this side; postgres-nio (1.33) still sends each
     /// statement after the previous one's reply, so it is not one round trip. The first

@@ -49,9 +49,7 @@ extension PostgresStoreProvider {
         defer { pool.close() }
         return try pool.withConnection { session in
             try session.transaction {
-                var lock = PostgresBindings()
-                lock.append(integer: PostgresStore.lockKey(forSchemaNamed: configuration.schemaName))
-                try session.query("SELECT pg_advisory_xact_lock($1)", lock)
+                try session.lockUntilTransactionEnds(PostgresStore.lockKey(forSchemaNamed: configuration.schemaName))
                 let metadata = try PostgresStore.readMetadata(session, location: location)
                 guard metadata["format"].map({ String(decoding: $0, as: UTF8.self) }) == PostgresLayout.format else {
                     throw StrataError(
@@ -135,12 +133,7 @@ extension PostgresStoreProvider {
                             "INSERT INTO \(target).\(quoted(table)) (\(columns)) OVERRIDING SYSTEM VALUE SELECT \(columns) FROM \(source).\(quoted(table))")
                     }
                     // Sequences go on where the store's stopped: no key is given twice.
-                    var names = PostgresBindings()
-                    names.append(string: configuration.schemaName)
-                    let sequences = try session.query(
-                        "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'S'",
-                        names
-                    ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.string) }
+                    let sequences = try session.relationNames(ofKinds: ["S"], inSchema: configuration.schemaName)
                     for sequence in sequences {
                         var names = PostgresBindings()
                         names.append(string: copy.schemaName)
@@ -167,9 +160,7 @@ extension PostgresStoreProvider {
         let replaced = PostgresStore.migrationCopyPrefix(of: configuration.schemaName) + "old"
         try pool.withConnection { session in
             try session.transaction {
-                var lock = PostgresBindings()
-                lock.append(integer: PostgresStore.lockKey(forSchemaNamed: configuration.schemaName))
-                try session.query("SELECT pg_advisory_xact_lock($1)", lock)
+                try session.lockUntilTransactionEnds(PostgresStore.lockKey(forSchemaNamed: configuration.schemaName))
                 try session.query("DROP SCHEMA IF EXISTS \(quoted(replaced)) CASCADE")
                 try session.query("ALTER SCHEMA \(quoted(configuration.schemaName)) RENAME TO \(quoted(replaced))")
                 try session.query("ALTER SCHEMA \(quoted(copy.configuration.schemaName)) RENAME TO \(quoted(configuration.schemaName))")

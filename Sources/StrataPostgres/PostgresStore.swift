@@ -146,6 +146,10 @@ public final class PostgresStore: PersistentStore {
         logger.info("Opened PostgreSQL store", metadata: ["strata.store": "\(configuration)", "strata.storeIdentifier": "\(identifier)"])
     }
 
+    /// The `pg_class.relkind` letters of relations that hold rows (tables, partitioned tables,
+    /// views, materialized views, foreign tables): a schema holding any of them is not empty.
+    static let tableKinds: [Character] = ["r", "p", "v", "m", "f"]
+
     /// The key of the advisory lock every open store of a PostgreSQL schema holds shared, and
     /// a migration exclusively.
     static func presenceLockKey(forSchemaNamed name: String) -> Int64 {
@@ -253,16 +257,9 @@ extension PostgresStore {
         let location = "the schema \(configuration.schemaName) of \(configuration)"
         return try session.transaction {
             if !isReadOnly {
-                var lock = PostgresBindings()
-                lock.append(integer: lockKey)
-                try session.query("SELECT pg_advisory_xact_lock($1)", lock)
+                try session.lockUntilTransactionEnds(lockKey)
             }
-            var names = PostgresBindings()
-            names.append(string: configuration.schemaName)
-            let tables = try session.query(
-                "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
-                names
-            ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.string) }
+            let tables = try session.relationNames(ofKinds: PostgresStore.tableKinds, inSchema: configuration.schemaName)
             if tables.contains(PostgresLayout.metadataTable) {
                 return try checkExisting(session, location: location, schema: schema, layout: layout, history: history, isReadOnly: isReadOnly)
             }
@@ -360,12 +357,7 @@ extension PostgresStore {
             sessionSetup: ["SET search_path TO \(quoted(configuration.schemaName))", "SET default_transaction_read_only = on"])
         defer { pool.close() }
         return try pool.withConnection { session in
-            var names = PostgresBindings()
-            names.append(string: configuration.schemaName)
-            let tables = try session.query(
-                "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
-                names
-            ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.string) }
+            let tables = try session.relationNames(ofKinds: PostgresStore.tableKinds, inSchema: configuration.schemaName)
             guard tables.contains(PostgresLayout.metadataTable) else {
                 if tables.isEmpty { return nil }
                 throw StrataError(

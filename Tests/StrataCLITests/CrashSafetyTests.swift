@@ -463,14 +463,15 @@ final class SaveLoopChild {
         if process.isRunning { sendSIGKILL() }
     }
 
-    /// Waits for the child to end and for its output to be read to the end.
-    func waitForExit() async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+    /// Waits for the child to end and for its output to be read to the end: after SIGKILL, or
+    /// (with a longer `timeout`) for work it was left to finish.
+    func waitForExit(timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
         while process.isRunning || !output.withLock({ $0.ended }) {
             guard ContinuousClock.now < deadline else {
                 // Other tests can keep this task off the CPU past the deadline: look once more.
                 if !process.isRunning && output.withLock({ $0.ended }) { return }
-                Issue.record("save-loop (pid \(process.processIdentifier)) did not end within 10 s of SIGKILL")
+                Issue.record("save-loop (pid \(process.processIdentifier)) did not end within \(timeout)")
                 return
             }
             try await Task.sleep(for: .milliseconds(2))

@@ -41,7 +41,8 @@ extension CrashSafetyTests {
                 try await Task.sleep(for: .milliseconds(1))
             }
             if round == 0 {
-                try await child.waitForExit()
+                // The whole migration, on a machine other suites keep busy.
+                try await child.waitForExit(timeout: .seconds(120))
                 duration = max(ContinuousClock.now - started, .milliseconds(20))
                 #expect(child.lines().contains("migrated"), "stderr: \(child.errorOutput())")
             } else {

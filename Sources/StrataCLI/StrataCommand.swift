@@ -7,8 +7,8 @@ public struct StrataCommand: AsyncParsableCommand {
         commandName: "strata",
         abstract: "Inspect, query and maintain Strata stores.",
         subcommands: [
-            DemoCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self, ImportCoreDataCommand.self,
-            HistoryCommand.self,
+            DemoCommand.self, QueryCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
+            ImportCoreDataCommand.self, HistoryCommand.self,
             SaveLoopCommand.self, MigrateCrashCommand.self,
         ])
 

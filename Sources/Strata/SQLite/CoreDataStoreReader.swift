@@ -552,7 +552,7 @@ extension StoreDescription {
     }
 
     /// Throws unless the Core Data store at `url` has the layout `schema` gives.
-    static func checkCoreDataStore(at url: URL, schema: Schema) throws {
+    package static func checkCoreDataStore(at url: URL, schema: Schema) throws {
         _ = try CoreDataStoreReader(url: url, schema: schema)
     }
 }

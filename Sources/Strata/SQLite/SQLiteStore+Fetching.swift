@@ -4,8 +4,21 @@ import GRDB
 extension SQLiteStore {
     /// The rows a plan matches, in one SQL query: predicate, order, limit and offset included.
     public func fetch(_ plan: FetchPlan) throws -> [StoreRow] {
-        guard var query = try makeQuery(plan) else { return [] }
-        guard let table = self.layout.tables.first(where: { $0.name == query.layout.table }) else { return [] }
+        var rows: [StoreRow] = []
+        try fetch(plan, runLength: .max) { rows += $0 }
+        return rows
+    }
+
+    /// The rows a plan matches, handed to `body` in runs of 1,024 as SQLite steps through them,
+    /// all in one read transaction: a caller that writes rows out (an export, say) holds one
+    /// run at a time, never the whole result.
+    public func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws {
+        try fetch(plan, runLength: 1_024, body)
+    }
+
+    private func fetch(_ plan: FetchPlan, runLength: Int, _ body: ([StoreRow]) throws -> Void) throws {
+        guard var query = try makeQuery(plan) else { return }
+        guard let table = self.layout.tables.first(where: { $0.name == query.layout.table }) else { return }
         let columnNames = table.columns.map(\.name)
         let sql =
             "SELECT " + columnNames.map { "t0.\(quoted($0))" }.joined(separator: ", ") + query.sql(withOrder: true)
@@ -13,35 +26,54 @@ extension SQLiteStore {
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Per entity: the SELECT positions of its attributes and to-one columns.
         var decoders: [String: RowDecoder] = [:]
-        return try read(sql: sql) { db in
-            var rows: [StoreRow] = []
-            var last: RowDecoder?
-            try StatementRows(db, sql: sql, values: values).forEach { row in
-                // Rows another program damaged (NULL or mistyped keys) are skipped, not trusted.
-                guard let primaryKey = row.int64(at: 0) else { return }
-                let version = row.int64(at: 2) ?? 0
-                // Most results hold one entity: compare its name in place before making a string.
-                let decoder: RowDecoder
-                if let last, row.hasText(last.entityName, at: 1) {
-                    decoder = last
-                } else {
-                    guard let entityName = row.string(at: 1) else { return }
-                    if let cached = decoders[entityName] {
-                        decoder = cached
-                    } else {
-                        guard let made = RowDecoder(entityName: entityName, store: self, columnIndex: columnIndex)
-                        else {
-                            return  // a row of an entity this schema does not know
-                        }
-                        decoders[entityName] = made
-                        decoder = made
+        // What `body` throws ends the read and is rethrown as it is, not as a store error.
+        var failure: (any Error)?
+        do {
+            try read(sql: sql) { db in
+                var rows: [StoreRow] = []
+                if runLength < .max { rows.reserveCapacity(runLength) }
+                var last: RowDecoder?
+                func handOver() -> Bool {
+                    do {
+                        try body(rows)
+                    } catch {
+                        failure = error
+                        return false
                     }
-                    last = decoder
+                    rows.removeAll(keepingCapacity: true)
+                    return true
                 }
-                rows.append(decoder.decode(row, primaryKey: primaryKey, version: version, storeIdentifier: identifier))
+                try StatementRows(db, sql: sql, values: values).forEach { row in
+                    // Rows another program damaged (NULL or mistyped keys) are skipped, not trusted.
+                    guard let primaryKey = row.int64(at: 0) else { return }
+                    let version = row.int64(at: 2) ?? 0
+                    // Most results hold one entity: compare its name in place before making a string.
+                    let decoder: RowDecoder
+                    if let last, row.hasText(last.entityName, at: 1) {
+                        decoder = last
+                    } else {
+                        guard let entityName = row.string(at: 1) else { return }
+                        if let cached = decoders[entityName] {
+                            decoder = cached
+                        } else {
+                            guard let made = RowDecoder(entityName: entityName, store: self, columnIndex: columnIndex)
+                            else {
+                                return  // a row of an entity this schema does not know
+                            }
+                            decoders[entityName] = made
+                            decoder = made
+                        }
+                        last = decoder
+                    }
+                    rows.append(decoder.decode(row, primaryKey: primaryKey, version: version, storeIdentifier: identifier))
+                    if rows.count == runLength, !handOver() { throw CancellationError() }
+                }
+                if !rows.isEmpty || runLength == .max { _ = handOver() }
             }
-            return rows
+        } catch {
+            throw failure ?? error
         }
+        if let failure { throw failure }
     }
 
     /// The IDs of the rows a plan matches, in its order, without reading their values.

@@ -46,3 +46,27 @@ extension SQLiteStore {
         }
     }
 }
+
+extension SQLiteStore {
+    /// The names of the tables in an SQLite file, read without writing to it: how tools tell a
+    /// Strata store from a Core Data store or another program's database.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` (not an SQLite file),
+    ///   ``StrataError/Code/corruptStore`` or ``StrataError/Code/storeNotWritable`` (no file).
+    package static func tableNames(at url: URL) throws -> [String] {
+        guard try fileState(at: url) == .existing else {
+            throw StrataError(.storeNotWritable, "There is no store at \(url.path).", fileURL: url)
+        }
+        try checkHeader(of: url)
+        let hasWALContent = (fileSize(atPath: url.path + "-wal") ?? 0) > 0
+        let sharedMemory = url.path + "-shm"
+        let hadSharedMemory = fileSize(atPath: sharedMemory) != nil
+        defer { if !hadSharedMemory { try? FileManager.default.removeItem(atPath: sharedMemory) } }
+        do {
+            let inspector = try SQLiteFileInspector(url: url, mode: hasWALContent ? .readOnly : .immutable)
+            return try inspector.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        } catch {
+            throw openingError(error, url: url)
+        }
+    }
+}

@@ -173,12 +173,44 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: As ``fetchHistory(_:)``; ``StrataError/Code/storeNotWritable`` for a read-only
     ///   store.
     func setLastMergedHistoryToken(_ token: HistoryToken?, forAuthor author: String) throws
+
+    // MARK: Consistency
+
+    /// Checks the stored data against the schema the store records, without writing: the
+    /// database's own integrity check, missing tables and columns, to-one relationships that
+    /// hold the key of an object that does not exist, join rows that name objects that do not
+    /// exist, broken uniqueness constraints and required attributes without a value. What
+    /// `strata check` reports.
+    ///
+    /// A store Strata alone wrote has none of these; they come from other programs writing to
+    /// the database, damaged disks, or restores of partial backups.
+    ///
+    /// - Returns: The problems, empty for a consistent store.
+    /// - Throws: ``StrataError`` when the store cannot be read (a damaged SQLite file may fail
+    ///   with ``StrataError/Code/corruptStore`` before any check runs).
+    func checkConsistency() throws -> [StoreConsistencyProblem]
+
+    /// Repairs, in one transaction, the problems ``checkConsistency()`` finds that have one
+    /// safe repair: join rows that name objects that do not exist are deleted, and optional
+    /// to-one relationships that hold the key of an object that does not exist are emptied.
+    /// Nothing else is changed.
+    ///
+    /// - Returns: What was repaired, each with the number of rows changed.
+    /// - Throws: ``StrataError/Code/storeNotWritable`` for a read-only store; store errors,
+    ///   after which nothing was changed.
+    func repairConsistency() throws -> [StoreConsistencyProblem]
 }
 
 extension PersistentStore {
     public func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws {
         try body(try fetch(plan))
     }
+
+    /// Stores that keep no tables of their own have nothing to check.
+    public func checkConsistency() throws -> [StoreConsistencyProblem] { [] }
+
+    /// Stores that keep no tables of their own have nothing to repair.
+    public func repairConsistency() throws -> [StoreConsistencyProblem] { [] }
 
     /// Calls `prepare`, then ``save(_:)``. Stores that can hold other writers off while
     /// `prepare` reads override it; with this one, another writer can commit in between, and the

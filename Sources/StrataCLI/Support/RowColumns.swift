@@ -28,10 +28,12 @@ struct RowColumns {
     static let primaryKeyName = "_id"
     static let entityName = "_entity"
 
-    init(entity: Entity, schema: Schema) {
+    /// The columns of `entity`'s objects; `_entity` is among them when the entity has
+    /// subentities, or when `includingEntityName` asks for it.
+    init(entity: Entity, schema: Schema, includingEntityName: Bool = false) {
         self.schema = schema
         var names = [Self.primaryKeyName]
-        if !entity.subentityNames.isEmpty { names.append(Self.entityName) }
+        if includingEntityName || !entity.subentityNames.isEmpty { names.append(Self.entityName) }
         var seen = Set(names)
         let kinds = [entity] + Self.subentities(of: entity, in: schema)
         for kind in kinds {

@@ -107,10 +107,7 @@ final class OpenedStore {
                 kind: .sqlite, location: url.path, fileURL: url, schema: schema, container: container,
                 modelVersionName: try options.model.flatMap { try versionName(ofModelAt: $0, matching: schema) })
         }
-        guard tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY") else {
-            throw CommandFailure(
-                "\(url.path) is an SQLite database, but neither a Strata store nor a Core Data store.")
-        }
+        try checkCoreDataTables(tables, at: url)
         guard !forWriting else {
             throw CommandFailure(
                 "\(url.path) is a Core Data store, which strata only reads; import it into a Strata store first with `strata import-coredata`.")
@@ -138,6 +135,35 @@ final class OpenedStore {
         return OpenedStore(
             kind: .postgres, location: configuration.description, fileURL: nil, schema: schema, container: container,
             modelVersionName: try options.model.flatMap { try versionName(ofModelAt: $0, matching: schema) })
+    }
+
+    /// The schema the store at `location` records, read without opening it: for a Core Data
+    /// store, the version of `model` whose tables it has.
+    static func recordedSchema(of location: String, model: String?) throws -> Schema {
+        if StoreOptions.isPostgresURL(location) {
+            let configuration = try PostgresConfiguration(url: location)
+            guard let schema = try PostgresStore.recordedSchema(configuration: configuration) else {
+                throw CommandFailure("There is no Strata store in \(configuration).")
+            }
+            return schema
+        }
+        let url = URL(fileURLWithPath: location)
+        try checkFile(url)
+        let tables = try SQLiteStore.tableNames(at: url)
+        if tables.contains(StoreLayout.metadataTable) { return try SQLiteStore.recordedSchema(at: url) }
+        try checkCoreDataTables(tables, at: url)
+        guard let model else {
+            throw CommandFailure(
+                "\(url.path) is a Core Data store; name the model that wrote it with --model Model.xcdatamodeld.")
+        }
+        return try coreDataVersion(ofModelAt: model, forStoreAt: url).schema
+    }
+
+    private static func checkCoreDataTables(_ tables: [String], at url: URL) throws {
+        guard tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY") else {
+            throw CommandFailure(
+                "\(url.path) is an SQLite database, but neither a Strata store nor a Core Data store.")
+        }
     }
 
     /// Refuses what is not a regular file, with the reason.

@@ -7,7 +7,7 @@ public struct StrataCommand: AsyncParsableCommand {
         commandName: "strata",
         abstract: "Inspect, query and maintain Strata stores.",
         subcommands: [
-            DemoCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, CheckCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
+            DemoCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, WatchCommand.self, CheckCommand.self, ShellCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
             ImportCoreDataCommand.self, HistoryCommand.self,
             SaveLoopCommand.self, MigrateCrashCommand.self,
         ])

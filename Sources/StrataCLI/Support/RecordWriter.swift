@@ -69,6 +69,14 @@ struct JSONRecordWriter: RecordWriter {
     mutating func write(_ values: [AttributeValue?]) throws {
         bytes.removeAll(keepingCapacity: true)
         if asArray { bytes.append(contentsOf: (rowCount == 0 ? "\n" : ",\n").utf8) }
+        appendObject(values, to: &bytes)
+        if !asArray { bytes.append(UInt8(ascii: "\n")) }
+        try channel.write(bytes: bytes)
+        rowCount += 1
+    }
+
+    /// Appends one row as a JSON object, leaving out the columns whose value is `nil`.
+    func appendObject(_ values: [AttributeValue?], to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
         for (key, value) in zip(keys, values) {
@@ -79,9 +87,6 @@ struct JSONRecordWriter: RecordWriter {
             ValueText.appendJSON(value, to: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
-        if !asArray { bytes.append(UInt8(ascii: "\n")) }
-        try channel.write(bytes: bytes)
-        rowCount += 1
     }
 
     mutating func finish() throws {

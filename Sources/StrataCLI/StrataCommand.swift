@@ -6,8 +6,28 @@ public struct StrataCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Inspect, query and maintain Strata stores.",
+        discussion: """
+            STORE is a Strata SQLite file, a postgres:// URL, or a Core Data SQLite file with \
+            --model (read-only). Data goes to standard output, messages to standard error. Exit \
+            status: 0 success, 1 failure, 2 problems found (check, versions), 64 usage error.
+
+            EXAMPLES (one per command; `strata help COMMAND` shows more):
+              strata demo
+              strata info Movies.sqlite
+              strata query Movies.sqlite Movie --where 'title BEGINSWITH[c] "the"'
+              strata export Movies.sqlite --entity Movie --format csv -o movies.csv
+              strata import Movies.sqlite movies.ndjson --entity Movie --upsert
+              strata watch Movies.sqlite Movie --count
+              strata check Movies.sqlite --repair
+              strata shell Movies.sqlite
+              strata schema Movies.sqlite --format svg -o movies.svg
+              strata versions Movies.sqlite --model Movies.xcdatamodeld
+              strata migrate Movies.sqlite --model Movies.xcdatamodeld --dry-run
+              strata import-coredata Old.sqlite --model Old.xcdatamodeld --output New.sqlite
+              strata history Movies.sqlite --author importer --json
+            """,
         subcommands: [
-            DemoCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, WatchCommand.self, CheckCommand.self, ShellCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
+            DemoCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, WatchCommand.self, CheckCommand.self, ShellCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
             ImportCoreDataCommand.self, HistoryCommand.self,
             SaveLoopCommand.self, MigrateCrashCommand.self,
         ])

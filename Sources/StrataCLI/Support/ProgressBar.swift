@@ -21,8 +21,9 @@ final class ProgressBar {
         self.writesPhaseLines = isEnabled && writesPhaseLines
     }
 
-    /// Shows `completed` of `total` units of `phase` (`total` 0 when unknown).
-    func update(phase: String, completed: Int, total: Int) {
+    /// Shows `completed` of `total` units of `phase` (`total` 0 when unknown); `detail`, when
+    /// given, replaces the counts (an import measures bytes read, but shows records).
+    func update(phase: String, completed: Int, total: Int, detail: String? = nil) {
         let now = ContinuousClock.now
         if phase != lastPhase { phaseStart = now }
         if isTerminal {
@@ -41,12 +42,12 @@ final class ProgressBar {
                 let percent = Int((fraction * 100).rounded(.down))
                 text += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
                 text += String(repeating: " ", count: 3 - String(percent).count) + "\(percent)%  "
-                text += "\(phase) \(Self.grouped(completed))/\(Self.grouped(total))"
+                text += "\(phase) " + (detail ?? "\(Self.grouped(completed))/\(Self.grouped(total))")
             } else {
-                text += "\(phase) \(Self.grouped(completed))"
+                text += "\(phase) " + (detail ?? Self.grouped(completed))
             }
             if let rate {
-                text += "  \(Self.grouped(Int(rate)))/s"
+                text += detail == nil ? "  \(Self.grouped(Int(rate)))/s" : ""
                 if total > 0, rate > 0, completed < total {
                     text += "  ETA " + Self.duration(Double(total - completed) / rate)
                 }

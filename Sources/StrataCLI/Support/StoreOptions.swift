@@ -24,6 +24,15 @@ struct StoreOptions: ParsableArguments {
     static func isPostgresURL(_ text: String) -> Bool {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     }
+
+    /// The description of the store `location` names, for commands that hand it to a
+    /// migration manager: a PostgreSQL store, or an SQLite file that exists.
+    static func description(of location: String) throws -> StoreDescription {
+        if isPostgresURL(location) { return try .postgres(url: location) }
+        let url = URL(fileURLWithPath: location)
+        try OpenedStore.checkFile(url)
+        return .sqlite(url)
+    }
 }
 
 /// A store a command opened: its container (read-only unless the command writes), the schema it
@@ -90,10 +99,19 @@ final class OpenedStore {
     static func open(
         _ options: StoreOptions, forWriting: Bool = false, observingOtherProcesses: Bool = false
     ) throws -> OpenedStore {
-        if options.isPostgres {
-            return try openPostgres(options, forWriting: forWriting)
+        try open(
+            location: options.store, model: options.model, forWriting: forWriting,
+            observingOtherProcesses: observingOtherProcesses)
+    }
+
+    /// Opens the store at `location` (see ``open(_:forWriting:observingOtherProcesses:)``).
+    static func open(
+        location: String, model: String?, forWriting: Bool = false, observingOtherProcesses: Bool = false
+    ) throws -> OpenedStore {
+        if StoreOptions.isPostgresURL(location) {
+            return try openPostgres(location: location, model: model, forWriting: forWriting)
         }
-        let url = URL(fileURLWithPath: options.store)
+        let url = URL(fileURLWithPath: location)
         try checkFile(url)
         let tables = try SQLiteStore.tableNames(at: url)
         if tables.contains(StoreLayout.metadataTable) {
@@ -105,14 +123,14 @@ final class OpenedStore {
             let container = try PersistentContainer(name: "strata", schema: schema, storeDescriptions: [description])
             return OpenedStore(
                 kind: .sqlite, location: url.path, fileURL: url, schema: schema, container: container,
-                modelVersionName: try options.model.flatMap { try versionName(ofModelAt: $0, matching: schema) })
+                modelVersionName: try model.flatMap { try versionName(ofModelAt: $0, matching: schema) })
         }
         try checkCoreDataTables(tables, at: url)
         guard !forWriting else {
             throw CommandFailure(
                 "\(url.path) is a Core Data store, which strata only reads; import it into a Strata store first with `strata import-coredata`.")
         }
-        guard let modelPath = options.model else {
+        guard let modelPath = model else {
             throw CommandFailure(
                 "\(url.path) is a Core Data store; name the model that wrote it with --model Model.xcdatamodeld.")
         }
@@ -123,8 +141,8 @@ final class OpenedStore {
             modelVersionName: version.name)
     }
 
-    private static func openPostgres(_ options: StoreOptions, forWriting: Bool) throws -> OpenedStore {
-        let configuration = try PostgresConfiguration(url: options.store)
+    private static func openPostgres(location: String, model: String?, forWriting: Bool) throws -> OpenedStore {
+        let configuration = try PostgresConfiguration(url: location)
         guard let schema = try PostgresStore.recordedSchema(configuration: configuration) else {
             throw CommandFailure("There is no Strata store in \(configuration).")
         }
@@ -134,7 +152,7 @@ final class OpenedStore {
         let container = try PersistentContainer(name: "strata", schema: schema, storeDescriptions: [description])
         return OpenedStore(
             kind: .postgres, location: configuration.description, fileURL: nil, schema: schema, container: container,
-            modelVersionName: try options.model.flatMap { try versionName(ofModelAt: $0, matching: schema) })
+            modelVersionName: try model.flatMap { try versionName(ofModelAt: $0, matching: schema) })
     }
 
     /// The schema the store at `location` records, read without opening it: for a Core Data
@@ -177,6 +195,10 @@ final class OpenedStore {
         }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw CommandFailure("\(url.path) cannot be read (permission denied).")
+        }
+        // SQLite takes an empty file for a new database; to a person it is no store at all.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue, size == 0 {
+            throw CommandFailure("\(url.path) is empty; it is not a store.")
         }
     }
 

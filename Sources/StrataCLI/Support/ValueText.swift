@@ -37,12 +37,14 @@ enum ValueText {
     static func double(_ number: Double) -> String {
         if number.isNaN { return "NaN" }
         if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
+        if number == 0 && number.sign == .minus { return "-0.0" }
         return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
     }
 
     static func float(_ number: Float) -> String {
         if number.isNaN { return "NaN" }
         if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
+        if number == 0 && number.sign == .minus { return "-0.0" }
         return number == number.rounded() && abs(number) < 1e7 ? String(Int64(number)) : "\(number)"
     }
 
@@ -150,6 +152,15 @@ enum ValueText {
     /// Reads a date written as ISO 8601: a full date and time with or without a fraction of a
     /// second and a zone (UTC when it has none), or a day (`2026-11-27`).
     static func parseDate(_ text: String) -> Date? {
+        if let date = parseTimestamp(text) { return date }
+        // A day that does not exist (2026-02-30) is no date: the formatters below would move it
+        // into March.
+        let leadingDay = text.prefix(10)
+        if leadingDay.count == 10, leadingDay.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }),
+            parseTimestamp(String(leadingDay)) == nil
+        {
+            return nil
+        }
         let withFraction = ISO8601DateFormatter()
         withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = withFraction.date(from: text) {
@@ -165,6 +176,78 @@ enum ValueText {
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]
         return day.date(from: text)
+    }
+
+    /// The common forms, read by hand (a formatter per value would cost more than the rest of
+    /// an import): `YYYY-MM-DD`, then optionally `THH:MM:SS`, a fraction, and `Z` or `±HH:MM`.
+    static func parseTimestamp(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ digits: Int) -> Int? {
+            guard index + digits <= bytes.count else { return nil }
+            var value = 0
+            for _ in 0..<digits {
+                let byte = bytes[index]
+                guard byte >= 48 && byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+                index += 1
+            }
+            return value
+        }
+        func expect(_ character: Character) -> Bool {
+            guard index < bytes.count, bytes[index] == character.asciiValue else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var hour = 0
+        var minute = 0
+        var second = 0
+        var fraction = 0.0
+        var offset = 0
+        if index < bytes.count {
+            guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), expect(":"),
+                let s = number(2), h < 24, m < 60, s < 61
+            else { return nil }
+            (hour, minute, second) = (h, m, s)
+            if expect(".") {
+                // The digits as one integer, divided once: one rounding, not one per digit.
+                var value: Int64 = 0
+                var divisor = 1.0
+                var digits = 0
+                while index < bytes.count, bytes[index] >= 48 && bytes[index] <= 57 {
+                    if digits < 15 {
+                        value = value * 10 + Int64(bytes[index] - 48)
+                        divisor *= 10
+                    }
+                    digits += 1
+                    index += 1
+                }
+                guard digits > 0 else { return nil }
+                fraction = Double(value) / divisor
+            }
+            if expect("Z") {
+            } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                index += 1
+                guard let hours = number(2), expect(":"), let minutes = number(2) else { return nil }
+                offset = sign * (hours * 3600 + minutes * 60)
+            }
+            guard index == bytes.count else { return nil }
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = timegm(&parts)
+        // timegm normalizes 2026-02-30 to March; a date that moved was not a date.
+        guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
+        return Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
     }
 
     private static func refiningFraction(of date: Date, from text: String) -> Date {

@@ -97,7 +97,7 @@ import Testing
         }
         var table = ""
         try HistoryListCommand.run(
-            storeURL: store, authors: [], since: nil, after: nil, limit: nil, changes: true, json: false, into: &table)
+            location: store.path, authors: [], since: nil, after: nil, limit: nil, changes: true, json: false, into: &table)
         let lines = table.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("#") == true)
         #expect(lines.filter { !$0.hasPrefix(" ") }.count == 5)  // header and four transactions
@@ -107,18 +107,18 @@ import Testing
 
         var filtered = ""
         try HistoryListCommand.run(
-            storeURL: store, authors: ["editor"], since: nil, after: 2, limit: nil, changes: false, json: true,
+            location: store.path, authors: ["editor"], since: nil, after: 2, limit: nil, changes: false, json: true,
             into: &filtered)
         let decoded = try JSONDecoder().decode([ListedTransaction].self, from: Data(filtered.utf8))
         #expect(decoded.map(\.transactionNumber) == [4])
         #expect(decoded.map(\.deleted) == [1])
 
         var pruned = ""
-        try HistoryPruneCommand.run(storeURL: store, before: nil, beforeTransaction: 3, into: &pruned)
+        try HistoryPruneCommand.run(location: store.path, before: nil, beforeTransaction: 3, into: &pruned)
         #expect(pruned == "Deleted 2 transactions.\n")
         var rest = ""
         try HistoryListCommand.run(
-            storeURL: store, authors: [], since: nil, after: nil, limit: nil, changes: false, json: true, into: &rest)
+            location: store.path, authors: [], since: nil, after: nil, limit: nil, changes: false, json: true, into: &rest)
         #expect(try JSONDecoder().decode([ListedTransaction].self, from: Data(rest.utf8)).map(\.transactionNumber) == [3, 4])
     }
 

@@ -76,6 +76,6 @@ import Testing
         #expect(unknownVersion.errorOutput.contains("has no version Students 9"))
         let missing = try runStrata(["versions", directory.url.appendingPathComponent("none.sqlite").path, "--model", Self.model.path])
         #expect(missing.status == 1)
-        #expect(missing.errorOutput.hasPrefix("error: "))
+        #expect(missing.errorOutput.hasPrefix("strata: error: "))
     }
 }

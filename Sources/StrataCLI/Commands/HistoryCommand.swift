@@ -25,7 +25,7 @@ struct HistoryListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List the transactions of a store's history, oldest first.")
 
-    @Argument(help: "The SQLite store file.")
+    @Argument(help: "The store: an SQLite file or a postgres:// URL.")
     var store: String
 
     @Option(name: .customLong("author"), help: "Only transactions of this author (repeat for several).")
@@ -48,23 +48,21 @@ struct HistoryListCommand: ParsableCommand {
 
     func run() throws {
         var output = StandardOutput()
-        do {
+        try reportingErrors {
             let date = try since.map(HistoryDates.parse)
             try Self.run(
-                storeURL: URL(fileURLWithPath: store), authors: authors, since: date, after: after, limit: limit,
-                changes: changes, json: json, into: &output)
-        } catch let error as StrataError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-            throw ExitCode.failure
+                location: store, authors: authors, since: date, after: after, limit: limit, changes: changes, json: json,
+                into: &output)
         }
     }
 
     static func run(
-        storeURL: URL, authors: [String], since: Date?, after: Int64?, limit: Int?, changes: Bool, json: Bool,
+        location: String, authors: [String], since: Date?, after: Int64?, limit: Int?, changes: Bool, json: Bool,
         into output: inout some TextOutputStream
     ) throws {
-        let store = try HistoryStores.open(storeURL, isReadOnly: true)
-        defer { try? store.close() }
+        let opened = try HistoryStores.open(location, isReadOnly: true)
+        defer { opened.close() }
+        let store = opened.store
         var request = HistoryFetchRequest(
             after: after.map { HistoryToken(storeIdentifier: store.identifier, transactionNumber: $0) },
             authors: authors.isEmpty ? nil : Set(authors), fetchLimit: limit)
@@ -117,7 +115,7 @@ struct HistoryPruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune", abstract: "Delete the history before a date or a transaction number.")
 
-    @Argument(help: "The SQLite store file.")
+    @Argument(help: "The store: an SQLite file or a postgres:// URL.")
     var store: String
 
     @Option(help: "Delete transactions before this date (ISO 8601).")
@@ -134,18 +132,16 @@ struct HistoryPruneCommand: ParsableCommand {
 
     func run() throws {
         var output = StandardOutput()
-        do {
+        try reportingErrors {
             let date = try before.map(HistoryDates.parse)
-            try Self.run(storeURL: URL(fileURLWithPath: store), before: date, beforeTransaction: beforeTransaction, into: &output)
-        } catch let error as StrataError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-            throw ExitCode.failure
+            try Self.run(location: store, before: date, beforeTransaction: beforeTransaction, into: &output)
         }
     }
 
-    static func run(storeURL: URL, before: Date?, beforeTransaction: Int64?, into output: inout some TextOutputStream) throws {
-        let store = try HistoryStores.open(storeURL, isReadOnly: false)
-        defer { try? store.close() }
+    static func run(location: String, before: Date?, beforeTransaction: Int64?, into output: inout some TextOutputStream) throws {
+        let opened = try HistoryStores.open(location, isReadOnly: false)
+        defer { opened.close() }
+        let store = opened.store
         let deleted = try store.deleteHistory(
             HistoryDeleteRequest(
                 token: beforeTransaction.map { HistoryToken(storeIdentifier: store.identifier, transactionNumber: $0) },
@@ -156,16 +152,15 @@ struct HistoryPruneCommand: ParsableCommand {
 
 /// Opening a store with the schema it records, for history commands.
 enum HistoryStores {
-    static func open(_ url: URL, isReadOnly: Bool) throws -> SQLiteStore {
-        let store = try SQLiteStore(url: url, schema: SQLiteStore.recordedSchema(at: url), isReadOnly: isReadOnly)
-        guard store.isPersistentHistoryTrackingEnabled else {
-            try? store.close()
+    static func open(_ location: String, isReadOnly: Bool) throws -> OpenedStore {
+        let opened = try OpenedStore.open(location: location, model: nil, forWriting: !isReadOnly)
+        guard opened.store.isPersistentHistoryTrackingEnabled, opened.kind != .coreData else {
+            opened.close()
             throw StrataError(
                 .persistentHistoryUnavailable,
-                "The store at \(url.path) does not record persistent history; open it with persistent history tracking to start recording.",
-                fileURL: url)
+                "The store \(opened.location) does not record persistent history; open it with persistent history tracking to start recording.")
         }
-        return store
+        return opened
     }
 }
 

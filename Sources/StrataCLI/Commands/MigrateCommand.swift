@@ -10,39 +10,36 @@ struct VersionsCommand: ParsableCommand {
         abstract: "Report which version of a model wrote a store.",
         discussion: """
             Compares the schema the store records with each version of the model, without writing \
-            to the store. Exits with status 1 when no version matches.
+            to the store. Exits with status 2 when no version matches.
 
             Examples:
               strata versions Students.sqlite --model Students.xcdatamodeld
+              strata versions 'postgres://app@db.internal/school' --model Students.xcdatamodeld
             """)
 
-    @Argument(help: "The SQLite store file.")
+    @Argument(help: "The store: an SQLite file or a postgres:// URL.")
     var store: String
 
     @Option(help: "The versioned Xcode model (.xcdatamodeld).")
     var model: String
 
     func run() throws {
-        var output = StandardOutput()
-        do {
+        let found = try reportingErrors {
             let bundle = try XcodeModelBundle.load(contentsOf: URL(fileURLWithPath: model))
-            let matching = try BundleVersion.$bundle.withValue(bundle) {
-                try BundleVersion.versionsForStore(at: URL(fileURLWithPath: store))
-            }
+            let description = try StoreOptions.description(of: store)
+            let matching = try BundleVersion.$bundle.withValue(bundle) { try BundleVersion.versionsForStore(description) }
+            let output = OutputChannel.standardOutput
             for (index, version) in bundle.versions.enumerated() {
                 var marks: [String] = []
                 if matching.contains(where: { $0.index == index }) { marks.append("store") }
                 if version.name == bundle.currentVersionName { marks.append("current") }
-                print("\(version.name)\(marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))")", to: &output)
+                try output.writeLine("\(version.name)\(marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))")")
             }
-            guard !matching.isEmpty else {
-                FileHandle.standardError.write(Data("error: no version of \(model) wrote \(store).\n".utf8))
-                throw ExitCode.failure
-            }
-        } catch let error as StrataError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-            throw ExitCode.failure
+            try output.flush()
+            if matching.isEmpty { OutputChannel.standardError.writeError("No version of \(model) wrote \(store).") }
+            return !matching.isEmpty
         }
+        if !found { throw ExitCode(ExitStatus.problemsFound) }
     }
 }
 
@@ -61,9 +58,10 @@ struct MigrateCommand: ParsableCommand {
             Examples:
               strata migrate Students.sqlite --model Students.xcdatamodeld --dry-run
               strata migrate Students.sqlite --model Students.xcdatamodeld --to "Students 3"
+              strata migrate 'postgres://app@db.internal/school' --model Students.xcdatamodeld
             """)
 
-    @Argument(help: "The SQLite store file.")
+    @Argument(help: "The store: an SQLite file or a postgres:// URL.")
     var store: String
 
     @Option(help: "The versioned Xcode model (.xcdatamodeld).")
@@ -77,7 +75,7 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         var output = StandardOutput()
-        do {
+        try reportingErrors {
             let bundle = try XcodeModelBundle.load(contentsOf: URL(fileURLWithPath: model))
             try BundleVersion.$bundle.withValue(bundle) {
                 let target: BundleVersion
@@ -92,19 +90,16 @@ struct MigrateCommand: ParsableCommand {
                     target = .currentVersion
                 }
                 let manager = StagedMigrationManager<BundleVersion>([])
-                let url = URL(fileURLWithPath: store)
-                let plan = try manager.plan(forStoreAt: url, to: target)
+                let description = try StoreOptions.description(of: store)
+                let plan = try manager.plan(forStore: description, to: target)
                 print(plan.description, to: &output)
                 guard !dryRun, !plan.stages.isEmpty else { return }
-                try manager.migrateStore(at: url, to: target) { progress in
+                try manager.migrateStore(description, to: target) { progress in
                     FileHandle.standardError.write(
                         Data("[\(progress.stage)/\(progress.stageCount)] \(progress.label): \(progress.phase)\n".utf8))
                 }
                 print("Migrated to \(target.versionName).", to: &output)
             }
-        } catch let error as StrataError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-            throw ExitCode.failure
         }
     }
 }
@@ -164,9 +159,10 @@ struct ImportCoreDataCommand: ParsableCommand {
 
     func run() throws {
         var output = StandardOutput()
-        do {
+        try reportingErrors {
             let bundle = try XcodeModelBundle.load(contentsOf: URL(fileURLWithPath: model))
             let source = URL(fileURLWithPath: store)
+            try OpenedStore.checkFile(source)
             let chosen: XcodeModel
             if let version {
                 guard let named = bundle.version(named: version) else {
@@ -194,9 +190,6 @@ struct ImportCoreDataCommand: ParsableCommand {
             }
             bar.finish()
             print("Imported \(count) objects written with \(chosen.name) into \(self.output).", to: &output)
-        } catch let error as StrataError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-            throw ExitCode.failure
         }
     }
 }

@@ -61,8 +61,8 @@ import Testing
     @Test func aTerminalSeesAProgressBarThatEndsFull() throws {
         let result = try runStrataInTerminal(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(result.status == 0, "\(result.terminal)")
-        #expect(result.terminal.contains("\r[------------------------------]   0%  objects 0/4"))
-        #expect(result.terminal.contains("\r[##############################] 100%  links 4/4"))
+        #expect(result.terminal.contains("\r[------------------------]   0%  objects 0/4"))
+        #expect(result.terminal.contains("\r[########################] 100%  links 4/4"))
         #expect(result.terminal.contains("Imported 2 objects written with Notes into"))
     }
 

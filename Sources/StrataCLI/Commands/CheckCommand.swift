@@ -58,32 +58,46 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let status: Int32 = try reportingErrors {
-            let store: OpenedStore
+            // The check reads; only a confirmed repair opens the store for writing.
+            let problems: [StoreConsistencyProblem]
+            let location: String
             do {
-                store = try OpenedStore.open(storeOptions, forWriting: repair)
+                let store = try OpenedStore.open(storeOptions)
+                defer { store.close() }
+                location = store.location
+                problems = try store.store.checkConsistency()
             } catch let error as StrataError where error.code == .corruptStore {
                 // A file too damaged to open is the finding, not a failure of the check.
+                let location = storeOptions.isPostgres ? storeOptions.store : URL(fileURLWithPath: storeOptions.store).path
                 try write(
                     Report(
-                        store: storeOptions.store,
+                        store: location,
                         problems: [Problem(kind: "integrity", count: 1, message: oneLine(error), repairable: false)]))
                 return ExitStatus.problemsFound
             }
-            defer { store.close() }
-            let problems = try store.store.checkConsistency()
             guard repair, problems.contains(where: \.isRepairable) else {
-                try write(Report(store: store.location, problems: problems.map(Self.problem)))
+                try write(Report(store: location, problems: problems.map(Self.problem)))
                 if repair && !problems.isEmpty {
                     OutputChannel.standardError.writeMessage("None of these problems has a safe repair; nothing was changed.")
                 }
                 return problems.isEmpty ? ExitStatus.success : ExitStatus.problemsFound
             }
-            if !json { try write(Report(store: store.location, problems: problems.map(Self.problem))) }
+            if !json { try write(Report(store: location, problems: problems.map(Self.problem))) }
             let repairable = problems.filter(\.isRepairable)
-            guard try confirm(repairable, in: store.location) else {
+            guard try confirm(repairable, in: location) else {
                 OutputChannel.standardError.writeMessage("Nothing was changed.")
                 return ExitStatus.problemsFound
             }
+            let store: OpenedStore
+            do {
+                store = try OpenedStore.open(storeOptions, forWriting: true)
+            } catch let error as StrataError where error.code == .constraintConflict {
+                // Opening for writing restores missing indexes, which duplicates prevent.
+                throw CommandFailure(
+                    "The store cannot be opened for writing while values break a uniqueness constraint, so nothing was repaired; resolve the duplicates first. (\(oneLine(error)))",
+                    status: ExitStatus.problemsFound)
+            }
+            defer { store.close() }
             let repaired = try store.store.repairConsistency()
             let remaining = try store.store.checkConsistency()
             if json {

@@ -65,10 +65,18 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
             var shown = 0
+            var last: ResultCollector?
             var iterator = commits.makeAsyncIterator()
             repeat {
-                try show(query, of: store, on: output, redrawing: redraws)
-                shown += 1
+                var result = ResultCollector()
+                try query.run(on: store, into: &result)
+                // A commit that leaves the result as it was (another query's data, or a store
+                // merely opened for writing) shows nothing new.
+                if result != last {
+                    try show(result, of: store, on: output, redrawing: redraws)
+                    last = result
+                    shown += 1
+                }
                 if let updates, shown >= updates { break }
                 guard await iterator.next() != nil else { break }
                 // Commits that arrive together make one redraw.
@@ -77,7 +85,7 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 
-    private func show(_ query: StoreQuery, of store: OpenedStore, on output: OutputChannel, redrawing: Bool) throws {
+    private func show(_ result: ResultCollector, of store: OpenedStore, on output: OutputChannel, redrawing: Bool) throws {
         if redrawing {
             var writer = TableWriter(channel: output)
             try output.write("\u{1B}[H\u{1B}[2J")
@@ -85,13 +93,31 @@ struct WatchCommand: AsyncParsableCommand {
             try output.writeLine(
                 output.styled("strata watch \(entity) — \(store.location)", .bold) + output.styled("  \(time)  (Ctrl-C to stop)", .dim))
             try output.writeLine()
-            let count = try query.run(on: store, into: &writer)
+            try result.replay(into: &writer)
+            let count = result.rows.count
             try output.writeLine(output.styled("\(count) row\(count == 1 ? "" : "s")", .dim))
         } else {
             var writer = JSONLineWriter(channel: output)
-            try query.run(on: store, into: &writer)
+            try result.replay(into: &writer)
         }
         try output.flush()
+    }
+}
+
+/// A query's result, held to be compared with the previous one before it is shown.
+struct ResultCollector: RecordWriter, Equatable {
+    private(set) var columns: [String] = []
+    private(set) var rows: [[AttributeValue?]] = []
+
+    mutating func begin(columns: [String]) throws { self.columns = columns }
+    mutating func write(_ values: [AttributeValue?]) throws { rows.append(values) }
+    mutating func finish() throws {}
+
+    /// Hands the result to another writer.
+    func replay(into writer: inout some RecordWriter) throws {
+        try writer.begin(columns: columns)
+        for row in rows { try writer.write(row) }
+        try writer.finish()
     }
 }
 

@@ -113,9 +113,7 @@ final class OpenedStore {
         }
         let url = URL(fileURLWithPath: location)
         try checkFile(url)
-        let tables = try SQLiteStore.tableNames(at: url)
-        if tables.contains(StoreLayout.metadataTable) {
-            let schema = try SQLiteStore.recordedSchema(at: url)
+        if let schema = try strataSchema(at: url) {
             var description = StoreDescription.sqlite(
                 url, remoteChangePollingInterval: observingOtherProcesses ? .milliseconds(100) : nil,
                 isReadOnly: !forWriting)
@@ -125,7 +123,7 @@ final class OpenedStore {
                 kind: .sqlite, location: url.path, fileURL: url, schema: schema, container: container,
                 modelVersionName: try model.flatMap { try versionName(ofModelAt: $0, matching: schema) })
         }
-        try checkCoreDataTables(tables, at: url)
+        try checkCoreDataTables(try SQLiteStore.tableNames(at: url), at: url)
         guard !forWriting else {
             throw CommandFailure(
                 "\(url.path) is a Core Data store, which strata only reads; import it into a Strata store first with `strata import-coredata`.")
@@ -167,14 +165,25 @@ final class OpenedStore {
         }
         let url = URL(fileURLWithPath: location)
         try checkFile(url)
-        let tables = try SQLiteStore.tableNames(at: url)
-        if tables.contains(StoreLayout.metadataTable) { return try SQLiteStore.recordedSchema(at: url) }
-        try checkCoreDataTables(tables, at: url)
+        if let schema = try strataSchema(at: url) { return schema }
+        try checkCoreDataTables(try SQLiteStore.tableNames(at: url), at: url)
         guard let model else {
             throw CommandFailure(
                 "\(url.path) is a Core Data store; name the model that wrote it with --model Model.xcdatamodeld.")
         }
         return try coreDataVersion(ofModelAt: model, forStoreAt: url).schema
+    }
+
+    /// The schema a Strata store file records, or `nil` for an SQLite file of another kind
+    /// (read once: most files named are Strata stores).
+    private static func strataSchema(at url: URL) throws -> Schema? {
+        do {
+            return try SQLiteStore.recordedSchema(at: url)
+        } catch let error as StrataError where error.code == .notAStore {
+            // Not SQLite at all: the same error again from the table listing, said once.
+            guard (try? SQLiteStore.tableNames(at: url)) != nil else { throw error }
+            return nil
+        }
     }
 
     private static func checkCoreDataTables(_ tables: [String], at url: URL) throws {

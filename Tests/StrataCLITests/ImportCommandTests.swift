@@ -232,7 +232,11 @@ import Testing
             try process.run()
             process.waitUntilExit()
         }
-        guard FileManager.default.fileExists(atPath: store.path) else { return }  // no sqlite3 shell here
+        guard FileManager.default.fileExists(atPath: store.path) else {
+            // scripts/test.sh installs the sqlite3 shell; in CI its absence is a failure.
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("the sqlite3 shell is missing") }
+            return
+        }
         let before = try Data(contentsOf: store)
         let file = directory.file("movies.ndjson")
         try #"{"title":"A","genres":[]}"#.write(to: file, atomically: true, encoding: .utf8)

@@ -23,7 +23,8 @@ enum ValueText {
         case .integer(let number): String(number)
         case .double(let number): double(number)
         case .float(let number): float(number)
-        case .decimal(let number): number.description
+        case .decimal(let number):
+            number.isNaN ? "NaN" : decimalText(number)
         case .string(let text): text
         case .boolean(let flag): flag ? "true" : "false"
         case .date(let date): iso8601(date)
@@ -58,19 +59,119 @@ enum ValueText {
         case .float(let number):
             if number.isFinite { bytes.append(contentsOf: float(number).utf8) } else { appendJSONString(float(number), to: &bytes) }
         case .decimal(let number):
-            if number.isNaN { bytes.append(contentsOf: "null".utf8) } else { bytes.append(contentsOf: number.description.utf8) }
+            if number.isNaN { bytes.append(contentsOf: "null".utf8) } else { appendDecimal(number, to: &bytes) }
         case .string(let text): appendJSONString(text, to: &bytes)
         case .boolean(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .date(let date): appendJSONString(iso8601(date), to: &bytes)
+        case .date(let date):
+            bytes.append(UInt8(ascii: "\""))
+            appendISO8601(date, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
         case .data(let data): appendJSONString(data.base64EncodedString(), to: &bytes)
-        case .uuid(let uuid): appendJSONString(uuid.uuidString, to: &bytes)
+        case .uuid(let uuid):
+            bytes.append(UInt8(ascii: "\""))
+            appendUUID(uuid, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
         case .url(let url): appendJSONString(url.absoluteString, to: &bytes)
         case .codable(let json):
-            // Stored Codable values are JSON already; anything else is written as a string.
-            if (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) != nil {
+            // Stored Codable values are JSON already (Strata writes them with JSONEncoder); a
+            // value another program wrote that is not JSON is written as a string.
+            if looksLikeJSON(json) || (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) != nil {
                 bytes.append(contentsOf: json)
             } else {
                 appendJSONString(String(decoding: json, as: UTF8.self), to: &bytes)
+            }
+        }
+    }
+
+    /// Whether `json` is an array or object whose strings and brackets balance, with no control
+    /// characters outside strings: what JSONEncoder writes, checked in one pass instead of
+    /// parsing.
+    static func looksLikeJSON(_ json: Data) -> Bool {
+        json.withUnsafeBytes { raw -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let first = bytes.first, first == UInt8(ascii: "[") || first == UInt8(ascii: "{") else { return false }
+            var depth = 0
+            var inString = false
+            var escaped = false
+            for (index, byte) in bytes.enumerated() {
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    } else if byte < 0x20 {
+                        return false
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    depth -= 1
+                    if depth == 0 { return index == bytes.count - 1 }
+                    if depth < 0 { return false }
+                case UInt8(ascii: " "), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: "+"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "E"), 0x0A, 0x0D, 0x09:
+                    continue
+                default: return false
+                }
+            }
+            return false
+        }
+    }
+
+    /// Appends the exact digits of `number`, as `Decimal.description` writes them.
+    ///
+    /// `description` divides the 128-bit mantissa by ten once per digit and cost a third of an
+    /// export; here the mantissa becomes one `UInt128` that Swift prints. `Decimal` keeps an
+    /// 8-bit exponent, a byte of length and sign bits, two reserved bytes and eight 16-bit
+    /// words on every platform, but where the length and sign sit in their byte differs
+    /// (Foundation on Apple platforms, swift-foundation elsewhere): ``DecimalLayout`` finds out
+    /// once from known values, and without a layout it can trust, `description` is used.
+    static func appendDecimal(_ number: Decimal, to bytes: inout [UInt8]) {
+        guard let layout = DecimalLayout.current, !number.isNaN else {
+            bytes.append(contentsOf: number.description.utf8)
+            return
+        }
+        let (exponent, isNegative, significand) = layout.parts(of: number)
+        if significand == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        var digits = Array(String(significand).utf8)
+        if isNegative { bytes.append(UInt8(ascii: "-")) }
+        if exponent >= 0 {
+            bytes.append(contentsOf: digits)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: exponent))
+        } else if -exponent >= digits.count {
+            bytes.append(contentsOf: "0.".utf8)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: -exponent - digits.count))
+            bytes.append(contentsOf: digits)
+        } else {
+            digits.insert(UInt8(ascii: "."), at: digits.count + exponent)
+            bytes.append(contentsOf: digits)
+        }
+    }
+
+    /// `number`'s exact digits (see ``appendDecimal(_:to:)``).
+    static func decimalText(_ number: Decimal) -> String {
+        var bytes: [UInt8] = []
+        appendDecimal(number, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `uuid` as its upper-case string.
+    static func appendUUID(_ uuid: UUID, to bytes: inout [UInt8]) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            for (index, byte) in raw.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
             }
         }
     }
@@ -127,6 +228,13 @@ enum ValueText {
     /// `date` in ISO 8601, UTC, with the fraction of a second when there is one (to the
     /// microsecond).
     static func iso8601(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        appendISO8601(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `date` as ``iso8601(_:)`` writes it.
+    static func appendISO8601(_ date: Date, to bytes: inout [UInt8]) {
         let interval = date.timeIntervalSince1970
         var seconds = time_t(interval.rounded(.down))
         var micros = Int(((interval - Double(seconds)) * 1_000_000).rounded())
@@ -135,18 +243,47 @@ enum ValueText {
             micros -= 1_000_000
         }
         var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return ISO8601DateFormatter().string(from: date) }
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let year = Int(parts.tm_year) + 1900
-        let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
-        var text = "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-        if micros > 0 {
-            var fraction = String(micros)
-            fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
+        guard gmtime_r(&seconds, &parts) != nil else {
+            bytes.append(contentsOf: ISO8601DateFormatter().string(from: date).utf8)
+            return
         }
-        return text + "Z"
+        func digits(_ value: Int, count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        let year = Int(parts.tm_year) + 1900
+        if year >= 0 && year < 10_000 {
+            digits(year, count: 4)
+        } else {
+            bytes.append(contentsOf: String(year).utf8)
+        }
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, count: 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), count: 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), count: 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), count: 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), count: 2)
+        if micros > 0 {
+            bytes.append(UInt8(ascii: "."))
+            var fraction = micros
+            var count = 6
+            while fraction % 10 == 0 {
+                fraction /= 10
+                count -= 1
+            }
+            digits(fraction, count: count)
+        }
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Reads a date written as ISO 8601: a full date and time with or without a fraction of a
@@ -256,5 +393,51 @@ enum ValueText {
         guard digits.count > 3, let fraction = Double("0." + digits) else { return date }
         let whole = date.timeIntervalSince1970.rounded(.down)
         return Date(timeIntervalSince1970: whole + fraction)
+    }
+}
+
+/// Where `Decimal` keeps its length and sign, learned from values whose parts are known.
+struct DecimalLayout: Sendable {
+    /// Whether the length is the byte's high nibble (else its low nibble).
+    let lengthInHighNibble: Bool
+    /// The sign's bit in the byte.
+    let signMask: UInt8
+
+    /// The layout of this platform's `Decimal`, or `nil` when the probes do not agree with
+    /// either known layout.
+    static let current: DecimalLayout? = {
+        guard MemoryLayout<Decimal>.size == 20,
+            let big = Decimal(string: "99999999999999999999999999999999999999", locale: Locale(identifier: "en_US_POSIX"))
+        else { return nil }
+        let flags = { (number: Decimal) in withUnsafeBytes(of: number) { $0[1] } }
+        let signMask = flags(Decimal(1)) ^ flags(Decimal(-1))
+        guard signMask.nonzeroBitCount == 1 else { return nil }
+        for lengthInHighNibble in [true, false] {
+            let layout = DecimalLayout(lengthInHighNibble: lengthInHighNibble, signMask: signMask)
+            let probes: [(Decimal, Int, Bool, UInt128)] = [
+                (Decimal(1), 0, false, 1), (Decimal(-1), 0, true, 1), (Decimal(string: "-0.125") ?? 0, -3, true, 125),
+                (big, 0, false, 99_999_999_999_999_999_999_999_999_999_999_999_999),
+            ]
+            if probes.allSatisfy({ probe in
+                let parts = layout.parts(of: probe.0)
+                return parts.exponent == probe.1 && parts.isNegative == probe.2 && parts.significand == probe.3
+            }) {
+                return layout
+            }
+        }
+        return nil
+    }()
+
+    /// The exponent, sign and significand of `number`.
+    func parts(of number: Decimal) -> (exponent: Int, isNegative: Bool, significand: UInt128) {
+        withUnsafeBytes(of: number) { raw in
+            let flags = raw[1]
+            let length = Int(lengthInHighNibble ? flags >> 4 : flags & 0x0F)
+            var significand: UInt128 = 0
+            for word in stride(from: min(length, 8) - 1, through: 0, by: -1) {
+                significand = significand << 16 | UInt128(raw[5 + 2 * word]) << 8 | UInt128(raw[4 + 2 * word])
+            }
+            return (Int(Int8(bitPattern: raw[0])), flags & signMask != 0, significand)
+        }
     }
 }

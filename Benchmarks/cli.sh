@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The `strata` tool against the sqlite3 shell on one table of a million rows (issue 19's targets):
+#   C1  strata export STORE --entity Movie --format ndjson    vs  sqlite3 -json STORE 'SELECT * FROM "Movie"'
+#   C2  strata query STORE Movie --count                       vs  sqlite3 STORE 'SELECT COUNT(*) FROM "Movie"'
+# Each pair runs three times, interleaved, output to /dev/null; each run's ratio is reported,
+# with the range (the machine is shared: a target holds when every run meets it).
+#   Benchmarks/cli.sh           1,000,000 rows, release build → Benchmarks/RESULTS-cli.md
+#   Benchmarks/cli.sh --quick   10,000 rows, debug build, one run: checks that it runs (CI)
+#   Benchmarks/cli.sh --rows N  another size
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=1000000
+runs=3
+configuration=release
+quick=false
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --quick)
+        quick=true
+        rows=10000
+        runs=1
+        configuration=debug
+        ;;
+    --rows)
+        rows=$2
+        shift
+        ;;
+    *)
+        echo "usage: Benchmarks/cli.sh [--quick] [--rows N]" >&2
+        exit 2
+        ;;
+    esac
+    shift
+done
+if ! command -v sqlite3 > /dev/null; then
+    sudo_cmd=""
+    [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3
+fi
+# The debug build makes the store (with `strata demo`); the measured build is release, or debug
+# with --quick.
+swift build --product strata
+if [[ $configuration == release ]]; then
+    build_path=.build-cli-release
+    nice swift build -c release --product strata --build-path "$build_path"
+else
+    build_path=.build
+fi
+strata="$build_path/$configuration/strata"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+store="$work/Movies.sqlite"
+
+# A store of the demo's model, then a million movies imported into it.
+.build/debug/strata demo --store "$store" > /dev/null
+awk -v rows="$rows" 'BEGIN {
+    for (i = 1; i <= rows; i++) {
+        printf "{\"id\":\"%08X-0000-4000-8000-%012X\",\"title\":\"Movie number %d\",\"releaseDate\":\"20%02d-%02d-%02dT12:00:00Z\",\"boxOffice\":%d.%02d,\"genres\":[\"drama\",\"crime\"]}\n",
+            i, i, i, i % 30, 1 + i % 12, 1 + i % 28, i * 7 % 1000000000, i % 100
+    }
+}' > "$work/movies.ndjson"
+import_start=$EPOCHREALTIME
+"$strata" import "$store" "$work/movies.ndjson" --entity Movie --no-progress 2> /dev/null
+import_seconds=$(awk -v a="$EPOCHREALTIME" -v b="$import_start" 'BEGIN { printf "%.2f", a - b }')
+rm "$work/movies.ndjson"
+total=$(sqlite3 "$store" 'SELECT COUNT(*) FROM "Movie"')
+
+# Seconds a command takes, its output discarded.
+seconds() {
+    local start=$EPOCHREALTIME
+    "$@" > /dev/null 2>&1
+    awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN { printf "%.3f", a - b }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# Warm the file cache once, so that no contender pays for the first read.
+sqlite3 "$store" 'SELECT * FROM "Movie"' > /dev/null
+
+declare -a export_ratios count_ratios report
+for ((run = 1; run <= runs; run++)); do
+    s_export=$(seconds sqlite3 -json "$store" 'SELECT * FROM "Movie"')
+    t_export=$(seconds "$strata" export "$store" --entity Movie --format ndjson --no-progress)
+    s_count=$(seconds sqlite3 "$store" 'SELECT COUNT(*) FROM "Movie"')
+    t_count=$(seconds "$strata" query "$store" Movie --count --format ndjson)
+    export_ratios+=("$(ratio "$t_export" "$s_export")")
+    count_ratios+=("$(ratio "$t_count" "$s_count")")
+    report+=("| $run | $t_export s | $s_export s | ${export_ratios[-1]}× | $t_count s | $s_count s | ${count_ratios[-1]}× |")
+done
+range() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { low = $1 } { high = $1 } END { print (low == high ? low : low "–" high) }'; }
+output="Benchmarks/RESULTS-cli.md"
+$quick && output="$build_path/RESULTS-cli-quick.md"
+{
+    echo "# The strata tool against the sqlite3 shell"
+    echo
+    echo "Measured $(date -u +%Y-%m-%d) on $(uname -m), $configuration build, $total rows of Movie"
+    echo "(\`Benchmarks/cli.sh\`). Import of the rows with \`strata import\`: $import_seconds s."
+    echo
+    echo "| run | strata export (NDJSON) | sqlite3 -json | ratio (target ≤ 2) | strata query --count | sqlite3 COUNT(*) | ratio (target ≤ 1.2) |"
+    echo "| --- | --- | --- | --- | --- | --- | --- |"
+    printf '%s\n' "${report[@]}"
+    echo
+    echo "Export: $(range "${export_ratios[@]}")× sqlite3 -json. Count: $(range "${count_ratios[@]}")× sqlite3."
+} > "$output"
+cat "$output"

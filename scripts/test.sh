@@ -22,6 +22,11 @@ ldconfig -p 2>/dev/null | grep -q 'libxml2\.so\.2' || need+=(libxml2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # The command-line tests run `strata` on a pseudo-terminal with util-linux's `script`.
 command -v script >/dev/null 2>&1 || need+=(bsdutils)
+# The tool's tests render `strata schema`'s SVG and Graphviz diagrams, and make damaged and
+# Core Data stores with the sqlite3 shell.
+command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 if ((${#need[@]})); then
     if command -v apt-get >/dev/null 2>&1; then
         sudo_cmd=""
@@ -53,5 +58,7 @@ swift test --skip-build "$@"
 phase "testing"
 Benchmarks/run.sh --quick
 phase "the benchmarks' quick run"
+Benchmarks/cli.sh --quick
+phase "the tool's benchmark, quick"
 Examples/run.sh --smoke
 phase "the example server's smoke test"

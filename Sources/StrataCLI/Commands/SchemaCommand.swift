@@ -96,8 +96,14 @@ struct SchemaCommand: ParsableCommand {
         }
     }
 
-    /// DIAGRAM-PLACEHOLDER
-    static func diagram(_ schema: Schema, format: SchemaFormat) -> String { "" }
+    /// The diagram of `schema` in a diagram format.
+    static func diagram(_ schema: Schema, format: SchemaFormat) -> String {
+        switch format {
+        case .dot: SchemaDiagram.dot(schema)
+        case .mermaid: SchemaDiagram.mermaid(schema)
+        default: SchemaDiagram.svg(schema)
+        }
+    }
 
     /// The schemas `source` holds: each version of a model (the current one marked), or the one
     /// schema a store records.

@@ -58,6 +58,31 @@ import Testing
         #expect(try notes.last?.value(forKey: "created") as? Date == Date(timeIntervalSinceReferenceDate: 700_000_100.5))
     }
 
+    /// Every reading command works on the Core Data store itself, given its model, and none
+    /// writes to it.
+    @Test func readingCommandsWorkOnTheCoreDataStoreReadOnly() throws {
+        let before = try Data(contentsOf: source)
+        let info = try runStrata(["info", source.path, "--model", model.path, "--json"])
+        #expect(info.status == 0, "\(info.errorOutput)")
+        #expect(info.output.contains(#""kind" : "Core Data SQLite store (read-only)""#), "\(info.output)")
+        #expect(info.output.contains(#""modelVersion" : "Notes""#), "\(info.output)")
+        let query = try runStrata(["query", source.path, "Note", "--model", model.path, "--where", "title BEGINSWITH 'G'", "--select", "title,created"])
+        #expect(query.status == 0, "\(query.errorOutput)")
+        #expect(query.output == #"{"title":"Groceries","created":"2023-03-08T20:26:40Z"}"# + "\n")
+        let export = try runStrata(["export", source.path, "--model", model.path, "--format", "csv", "--entity", "Note"])
+        #expect(export.status == 0, "\(export.errorOutput)")
+        #expect(export.output.split(separator: "\r\n").count == 3)
+        let schema = try runStrata(["schema", source.path, "--model", model.path, "--format", "json"])
+        #expect(schema.status == 0, "\(schema.errorOutput)")
+        #expect(schema.output.contains("Note"))
+        let check = try runStrata(["check", source.path, "--model", model.path])
+        #expect(check.status == 0, "\(check.output)\(check.errorOutput)")
+        let refused = try runStrata(["check", source.path, "--model", model.path, "--repair", "--yes"])
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("only reads"), "\(refused.errorOutput)")
+        #expect(try Data(contentsOf: source) == before)
+    }
+
     @Test func aTerminalSeesAProgressBarThatEndsFull() throws {
         let result = try runStrataInTerminal(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(result.status == 0, "\(result.terminal)")

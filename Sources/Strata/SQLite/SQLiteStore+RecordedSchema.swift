@@ -13,26 +13,14 @@ extension SQLiteStore {
     ///   ``StrataError/Code/corruptStore`` (damaged file or unreadable schema) or
     ///   ``StrataError/Code/storeNotWritable`` (no file, or it cannot be read).
     public static func recordedSchema(at url: URL) throws -> Schema {
-        guard try fileState(at: url) == .existing else {
-            throw StrataError(.storeNotWritable, "There is no store at \(url.path).", fileURL: url)
-        }
-        try checkHeader(of: url)
-        let hasWALContent = (fileSize(atPath: url.path + "-wal") ?? 0) > 0
-        let sharedMemory = url.path + "-shm"
-        let hadSharedMemory = fileSize(atPath: sharedMemory) != nil
-        defer { if !hadSharedMemory { try? FileManager.default.removeItem(atPath: sharedMemory) } }
-        let rows: [[Data?]]
-        do {
-            let inspector = try SQLiteFileInspector(url: url, mode: hasWALContent ? .readOnly : .immutable)
+        let rows: [[Data?]] = try inspecting(url) { inspector in
             let tables = try inspector.rows("SELECT name FROM sqlite_master WHERE type = 'table'")
             guard tables.contains(where: { $0.first == Data(StoreLayout.metadataTable.utf8) }) else {
                 throw StrataError(
                     .notAStore, "\(url.path) is not a Strata store (it has no \(StoreLayout.metadataTable) table).",
                     fileURL: url)
             }
-            rows = try inspector.rows("SELECT value FROM \(quoted(StoreLayout.metadataTable)) WHERE key = 'schema'")
-        } catch {
-            throw openingError(error, url: url)
+            return try inspector.rows("SELECT value FROM \(quoted(StoreLayout.metadataTable)) WHERE key = 'schema'")
         }
         guard let data = rows.first?.first ?? nil else {
             throw StrataError(.corruptStore, "The store at \(url.path) records no schema.", fileURL: url)
@@ -54,6 +42,14 @@ extension SQLiteStore {
     /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` (not an SQLite file),
     ///   ``StrataError/Code/corruptStore`` or ``StrataError/Code/storeNotWritable`` (no file).
     package static func tableNames(at url: URL) throws -> [String] {
+        try inspecting(url) { inspector in
+            try inspector.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        }
+    }
+
+    /// Runs `body` on a read-only connection to the file at `url`, after checking that it is an
+    /// SQLite file, without writing to it (a shared-memory file SQLite makes is removed after).
+    private static func inspecting<T>(_ url: URL, _ body: (SQLiteFileInspector) throws -> T) throws -> T {
         guard try fileState(at: url) == .existing else {
             throw StrataError(.storeNotWritable, "There is no store at \(url.path).", fileURL: url)
         }
@@ -63,8 +59,7 @@ extension SQLiteStore {
         let hadSharedMemory = fileSize(atPath: sharedMemory) != nil
         defer { if !hadSharedMemory { try? FileManager.default.removeItem(atPath: sharedMemory) } }
         do {
-            let inspector = try SQLiteFileInspector(url: url, mode: hasWALContent ? .readOnly : .immutable)
-            return try inspector.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            return try body(try SQLiteFileInspector(url: url, mode: hasWALContent ? .readOnly : .immutable))
         } catch {
             throw openingError(error, url: url)
         }

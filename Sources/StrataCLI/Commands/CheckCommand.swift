@@ -64,6 +64,10 @@ struct CheckCommand: ParsableCommand {
             do {
                 let store = try OpenedStore.open(storeOptions)
                 defer { store.close() }
+                if repair && store.kind == .coreData {
+                    throw CommandFailure(
+                        "\(store.location) is a Core Data store, which strata only reads; import it into a Strata store with `strata import-coredata` to repair it.")
+                }
                 location = store.location
                 problems = try store.store.checkConsistency()
             } catch let error as StrataError where error.code == .corruptStore {
@@ -125,9 +129,7 @@ struct CheckCommand: ParsableCommand {
     private func write(_ report: Report) throws {
         let output = OutputChannel.standardOutput
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try output.writeLine(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try output.writeLine(try JSONOutput.text(report))
         } else if report.problems.isEmpty {
             try output.writeLine("\(output.styled("✓", .green)) \(report.store): no problems found.")
         } else {

@@ -234,12 +234,6 @@ enum HistoryJSON {
                             tombstone: change.tombstone?.mapValues { "\($0)" })
                     } : nil)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return String(decoding: try encoder.encode(values), as: UTF8.self)
-        } catch {
-            throw StrataError(.storeError, "Could not encode the history as JSON.", underlyingError: error)
-        }
+        return try JSONOutput.text(values)
     }
 }

@@ -58,9 +58,7 @@ struct InfoCommand: ParsableCommand {
             let report = try Self.report(store)
             let output = OutputChannel.standardOutput
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                try output.writeLine(String(decoding: try encoder.encode(report), as: UTF8.self))
+                try output.writeLine(try JSONOutput.text(report))
             } else {
                 try Self.print(report, on: output)
             }

@@ -218,6 +218,34 @@ import Testing
         #expect(missing.errorOutput.split(separator: "\n").count == 1, "\(missing.errorOutput)")
     }
 
+    /// A store another program is writing: the import waits for SQLite's busy timeout, then
+    /// fails with one line and writes nothing.
+    @Test func aStoreAnotherProgramIsWritingFailsWithOneLine() async throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.file("Movies.sqlite")
+        try Self.makeStore(store, movies: [("Kept", UUID())])
+        let file = directory.file("movies.ndjson")
+        try #"{"id":"\#(UUID())","title":"New","genres":[]}"#.write(to: file, atomically: true, encoding: .utf8)
+        // The sqlite3 shell holds the write lock for 15 seconds, as another program's long write.
+        guard ["/usr/bin/sqlite3", "/bin/sqlite3"].contains(where: FileManager.default.isExecutableFile(atPath:)) else {
+            // scripts/test.sh installs the sqlite3 shell; in CI its absence is a failure.
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("the sqlite3 shell is missing") }
+            return
+        }
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        writer.arguments = ["sh", "-c", "(echo 'BEGIN IMMEDIATE;'; sleep 15; echo 'ROLLBACK;') | sqlite3 '\(store.path)'"]
+        try writer.run()
+        defer { writer.waitUntilExit() }
+        try await Task.sleep(for: .seconds(1))
+        let result = try await strata(["import", store.path, file.path, "--entity", "Movie"])
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("locked"), "\(result.errorOutput)")
+        #expect(result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
+        // Readers are not held up by the writer.
+        #expect(try await titles(store) == ["Kept"])
+    }
+
     @Test func aCoreDataStoreIsNeverWritten() async throws {
         let directory = try TemporaryDirectory()
         // Enough of a Core Data store for the tool to recognize one.

@@ -169,4 +169,41 @@ import Testing
         let decoded = try Schema(serializedRepresentation: Data(contentsOf: file))
         #expect(decoded.versionHash == hash)
     }
+
+    /// The diagram of a store, as a person makes one: an SVG file that renders, naming every
+    /// entity; Graphviz and Mermaid text naming them too.
+    @Test func diagramsOfAStoreNameEveryEntity() async throws {
+        let directory = try TemporaryDirectory()
+        let (store, _) = try Self.makeStore(in: directory)
+        let entities = ["Movie", "Review", "Person", "Director", "Critic"]
+        let svg = directory.file("movies.svg")
+        let drawn = try await strata(["schema", store.path, "--format", "svg", "-o", svg.path])
+        #expect(drawn.status == 0, "\(drawn.errorOutput)")
+        let text = try String(contentsOf: svg, encoding: .utf8)
+        #expect(text.hasPrefix("<?xml") || text.hasPrefix("<svg"), "\(text.prefix(80))")
+        for entity in entities { #expect(text.contains(">\(entity)<") || text.contains(">\(entity) "), "\(entity)") }
+        let png = directory.file("movies.png")
+        let rendered = try await offThePool { () throws -> Int32? in
+            let renderer = URL(fileURLWithPath: "/usr/bin/rsvg-convert")
+            guard FileManager.default.isExecutableFile(atPath: renderer.path) else {
+                if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("rsvg-convert is missing") }
+                return nil
+            }
+            let process = Process()
+            process.executableURL = renderer
+            process.arguments = [svg.path, "-o", png.path]
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        if let rendered {
+            #expect(rendered == 0)
+            #expect((try? Data(contentsOf: png).count) ?? 0 > 1_000)
+        }
+        for format in ["dot", "mermaid"] {
+            let result = try await strata(["schema", store.path, "--format", format])
+            #expect(result.status == 0, "\(result.errorOutput)")
+            for entity in entities { #expect(result.output.contains(entity), "\(format) \(entity)") }
+        }
+    }
 }

@@ -20,9 +20,11 @@ extension PostgresStoreProvider {
             var key = PostgresBindings()
             key.append(integer: PostgresStore.presenceLockKey(forSchemaNamed: configuration.schemaName))
             // A container closed just before may not have let go yet: its connection closes
-            // without waiting for the server. A container that stays open keeps the lock.
+            // without waiting for the server, and a loaded server can take seconds to end the
+            // session (2 s was once too short in a full test run). A container that stays open
+            // keeps the lock, and is reported after the wait.
             var locked = false
-            let deadline = ContinuousClock.now + .seconds(2)
+            let deadline = ContinuousClock.now + .seconds(10)
             while true {
                 locked = try session.query("SELECT pg_try_advisory_lock($1)", key).rows.first
                     .flatMap { $0.first.flatMap { try? $0.decode(Bool.self) } } == true

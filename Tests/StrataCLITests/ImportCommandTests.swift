@@ -226,18 +226,30 @@ import Testing
         try Self.makeStore(store, movies: [("Kept", UUID())])
         let file = directory.file("movies.ndjson")
         try #"{"id":"\#(UUID())","title":"New","genres":[]}"#.write(to: file, atomically: true, encoding: .utf8)
-        // The sqlite3 shell holds the write lock for 15 seconds, as another program's long write.
+        // The sqlite3 shell holds the write lock, as another program's long write.
         guard ["/usr/bin/sqlite3", "/bin/sqlite3"].contains(where: FileManager.default.isExecutableFile(atPath:)) else {
             // scripts/test.sh installs the sqlite3 shell; in CI its absence is a failure.
             if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("the sqlite3 shell is missing") }
             return
         }
+        // The lock is held until this test lets go (not for a fixed time, which a loaded machine
+        // could outlast before the import even starts), and the import starts once it is held.
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        writer.arguments = ["sh", "-c", "(echo 'BEGIN IMMEDIATE;'; sleep 15; echo 'ROLLBACK;') | sqlite3 '\(store.path)'"]
+        writer.arguments = ["sqlite3", store.path]
+        let commands = Pipe()
+        let replies = Pipe()
+        writer.standardInput = commands
+        writer.standardOutput = replies
         try writer.run()
-        defer { writer.waitUntilExit() }
-        try await Task.sleep(for: .seconds(1))
+        defer {
+            try? commands.fileHandleForWriting.write(contentsOf: Data("ROLLBACK;\n.quit\n".utf8))
+            try? commands.fileHandleForWriting.close()
+            writer.waitUntilExit()
+        }
+        try commands.fileHandleForWriting.write(contentsOf: Data("BEGIN IMMEDIATE;\n.print locked\n".utf8))
+        let reply = try await offThePool { replies.fileHandleForReading.availableData }
+        #expect(String(decoding: reply, as: UTF8.self).contains("locked"))
         let result = try await strata(["import", store.path, file.path, "--entity", "Movie"])
         #expect(result.status == 1)
         #expect(result.errorOutput.contains("locked"), "\(result.errorOutput)")

@@ -486,3 +486,27 @@ private func runInTerminal(
 private func stripEscapes(_ text: String) -> String {
     text.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
 }
+
+extension QueryCommandTests {
+    /// A table holds its rows to align them: it shows 10,000 and says how many it left out.
+    @Test func aLongTableSaysWhatItLeftOut() async throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.file("Many.sqlite")
+        let container = try PersistentContainer(
+            name: "Query", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(store)])
+        try container.close()
+        let file = directory.file("many.ndjson")
+        let lines = (1...10_005).map { #"{"id":"\#(UUID())","title":"Movie \#($0)","genres":[]}"# }
+        try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        let imported = try await strata(["import", store.path, file.path, "--entity", "Movie"])
+        #expect(imported.status == 0, "\(imported.errorOutput)")
+
+        let table = try await strata(["query", store.path, "Movie", "--select", "title", "--format", "table"])
+        #expect(table.status == 0, "\(table.errorOutput)")
+        let shown = table.output.split(separator: "\n")
+        #expect(shown.count == 2 + 10_000 + 1)  // header, rule, rows, the note
+        #expect(shown.last?.contains("… and 5 more rows not shown") == true, "\(shown.last ?? "")")
+        let all = try await strata(["query", store.path, "Movie", "--select", "title"])
+        #expect(all.output.split(separator: "\n").count == 10_005)
+    }
+}

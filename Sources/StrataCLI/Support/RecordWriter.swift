@@ -131,13 +131,18 @@ struct CSVRecordWriter: RecordWriter {
 }
 
 /// An aligned table: numbers right-aligned, text left-aligned, long values cut to fit, null as
-/// a dim `NULL` on a terminal. Holds the rows until ``finish()`` (to measure the columns).
+/// a dim `NULL` on a terminal. Holds the rows until ``finish()`` (to measure the columns), so it
+/// shows at most ``maximumRows`` and says how many it left out: a table is for reading, and
+/// `--format ndjson` or `--limit` are there for more.
 struct TableWriter: RecordWriter {
     let channel: OutputChannel
     private var columns: [String] = []
     private var rows: [[(text: String, isNumber: Bool, isNull: Bool)]] = []
+    private var leftOut = 0
     /// The widest a cell may be.
     var maximumCellWidth = 48
+    /// The most rows shown.
+    var maximumRows = 10_000
 
     init(channel: OutputChannel) {
         self.channel = channel
@@ -148,6 +153,10 @@ struct TableWriter: RecordWriter {
     }
 
     mutating func write(_ values: [AttributeValue?]) throws {
+        guard rows.count < maximumRows else {
+            leftOut += 1
+            return
+        }
         rows.append(
             values.map { value in
                 guard let value, let text = ValueText.text(value) else { return ("NULL", false, true) }
@@ -180,6 +189,12 @@ struct TableWriter: RecordWriter {
         for row in rows {
             try channel.writeLine(
                 line(row.map(\.text), styles: row.map { $0.isNull ? .dim : nil }, rightAligned: numeric))
+        }
+        if leftOut > 0 {
+            try channel.writeLine(
+                channel.styled(
+                    "… and \(ProgressBar.grouped(leftOut)) more row\(leftOut == 1 ? "" : "s") not shown; narrow the query with --where or --limit, or print every row with --format ndjson.",
+                    .dim))
         }
         try channel.flush()
     }

@@ -49,6 +49,15 @@ struct ExportCommand: ParsableCommand {
     /// The formats of `strata export`.
     enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
         case ndjson, json, csv
+
+        /// The output format that writes it.
+        var outputFormat: OutputFormat {
+            switch self {
+            case .ndjson: .ndjson
+            case .json: .json
+            case .csv: .csv
+            }
+        }
     }
 
     func validate() throws {
@@ -113,12 +122,7 @@ struct ExportCommand: ParsableCommand {
         for (index, plan) in plans.enumerated() {
             let expected = try store.store.count(plan)
             var columns = RowColumns(entity: plan.entity, schema: store.schema, includingEntityName: several)
-            var writer: any RecordWriter =
-                switch format {
-                case .ndjson: JSONRecordWriter(channel: channel, asArray: false)
-                case .json: JSONRecordWriter(channel: channel, asArray: true)
-                case .csv: CSVRecordWriter(channel: channel)
-                }
+            var writer = format.outputFormat.makeWriter(on: channel)
             if format == .json && several {
                 var key: [UInt8] = Array((index == 0 ? "\n" : ",\n").utf8)
                 ValueText.appendJSONString(plan.entity.name, to: &key)

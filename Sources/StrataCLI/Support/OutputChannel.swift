@@ -77,14 +77,6 @@ final class OutputChannel: Sendable {
         unlink(partialPath)
     }
 
-    /// The terminal's width in columns (80 when it is not a terminal or does not say).
-    var width: Int {
-        var size = winsize()
-        if isTerminal, ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
-        return 80
-    }
-
     /// `text` in a colour or style, when this stream uses colour.
     func styled(_ text: String, _ style: Style) -> String {
         usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
@@ -135,13 +127,6 @@ final class OutputChannel: Sendable {
     /// "strata: error: …" on this stream, now (messages are never left in a buffer).
     func writeError(_ message: String) {
         let prefix = styled("error:", .red)
-        try? write("strata: \(prefix) \(message)\n")
-        try? flush()
-    }
-
-    /// "strata: warning: …" on this stream, now.
-    func writeWarning(_ message: String) {
-        let prefix = styled("warning:", .yellow)
         try? write("strata: \(prefix) \(message)\n")
         try? flush()
     }

@@ -160,21 +160,18 @@ struct StoreQuery {
                 return 1
             }
             let aggregates = aggregateColumns
-            let columns = options.groupBy.map { ResultColumn.property($0) } + aggregates.map(\.column)
-            let rows = try persistentStore.fetchValues(
-                StoreValuesRequest(plan: plan, columns: columns, groupBy: options.groupBy))
-            try writer.begin(columns: options.groupBy + aggregates.map(\.name))
-            for row in rows { try writer.write(row.map { $0 }) }
-            try writer.finish()
-            return rows.count
+            return try writeValues(
+                names: options.groupBy + aggregates.map(\.name),
+                request: StoreValuesRequest(
+                    plan: plan, columns: options.groupBy.map { .property($0) } + aggregates.map(\.column),
+                    groupBy: options.groupBy),
+                of: persistentStore, into: &writer)
         }
         if let selection = options.selection {
             let keys = selection.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            let rows = try persistentStore.fetchValues(StoreValuesRequest(plan: plan, columns: keys.map { .property($0) }))
-            try writer.begin(columns: keys)
-            for row in rows { try writer.write(row.map { $0 }) }
-            try writer.finish()
-            return rows.count
+            return try writeValues(
+                names: keys, request: StoreValuesRequest(plan: plan, columns: keys.map { .property($0) }),
+                of: persistentStore, into: &writer)
         }
         var columns = RowColumns(entity: entity, schema: store.schema)
         try writer.begin(columns: columns.names)
@@ -185,6 +182,17 @@ struct StoreQuery {
         }
         try writer.finish()
         return count
+    }
+
+    /// Writes the rows of a values request under `names`; returns how many.
+    private func writeValues(
+        names: [String], request: StoreValuesRequest, of store: any PersistentStore, into writer: inout some RecordWriter
+    ) throws -> Int {
+        let rows = try store.fetchValues(request)
+        try writer.begin(columns: names)
+        for row in rows { try writer.write(row.map { $0 }) }
+        try writer.finish()
+        return rows.count
     }
 
     /// A failure for a predicate error: one line with the offset of the problem (the error's, or

@@ -141,9 +141,7 @@ final class OpenedStore {
 
     private static func openPostgres(location: String, model: String?, forWriting: Bool) throws -> OpenedStore {
         let configuration = try PostgresConfiguration(url: location)
-        guard let schema = try PostgresStore.recordedSchema(configuration: configuration) else {
-            throw CommandFailure("There is no Strata store in \(configuration).")
-        }
+        let schema = try recordedSchema(of: configuration)
         var description = StoreDescription.postgres(configuration)
         description.isReadOnly = !forWriting
         description.slowStatementThreshold = nil
@@ -157,11 +155,7 @@ final class OpenedStore {
     /// store, the version of `model` whose tables it has.
     static func recordedSchema(of location: String, model: String?) throws -> Schema {
         if StoreOptions.isPostgresURL(location) {
-            let configuration = try PostgresConfiguration(url: location)
-            guard let schema = try PostgresStore.recordedSchema(configuration: configuration) else {
-                throw CommandFailure("There is no Strata store in \(configuration).")
-            }
-            return schema
+            return try recordedSchema(of: PostgresConfiguration(url: location))
         }
         let url = URL(fileURLWithPath: location)
         try checkFile(url)
@@ -184,6 +178,14 @@ final class OpenedStore {
             guard (try? SQLiteStore.tableNames(at: url)) != nil else { throw error }
             return nil
         }
+    }
+
+    /// The schema the PostgreSQL store in `configuration` records.
+    private static func recordedSchema(of configuration: PostgresConfiguration) throws -> Schema {
+        guard let schema = try PostgresStore.recordedSchema(configuration: configuration) else {
+            throw CommandFailure("There is no Strata store in \(configuration).")
+        }
+        return schema
     }
 
     private static func checkCoreDataTables(_ tables: [String], at url: URL) throws {

@@ -90,6 +90,7 @@ struct EntityGenerator {
             }
             """,
             keyPathNamesProperty(),
+        ] + optionalKeyPathTable() + [
             initialValues(),
             valueStruct(),
             makeValue(),
@@ -209,16 +210,35 @@ struct EntityGenerator {
             """
     }
 
-    /// The key paths written with the concrete class (`\Movie.title`), so that their
-    /// accessors are the ones a user's key path literal names; queries use them to split
-    /// `\Review.movie?.title` into property names.
+    /// The table of ``keyPathTable()`` rooted at this class: `\Movie.director` as a user's
+    /// `\Movie.director?.name` starts. Queries name a key path through relationships by
+    /// rebuilding it from these and ``optionalKeyPathTable()``.
     func keyPathNamesProperty() -> DeclSyntax {
-        let own = analysis.properties.map { "(\\\(name).\($0.name), \"\($0.schemaName)\")" }.joined(separator: ", ")
-        return """
-            override \(raw: access)class var _keyPathNames: [(AnyKeyPath, String)] {
-                super._keyPathNames + [\(raw: own)]
-            }
+        """
+        override \(raw: access)class var _keyPathNames: [(AnyKeyPath, String)] {
+            __strata_\(raw: name)_keyPathNames(\(raw: name).self)
+        }
+        """
+    }
+
+    /// Every property, inherited ones included, reached through an optional of the class
+    /// (`\Movie?.?.title`): the rest of a key path that goes through a to-one relationship to
+    /// this class, as in `\Review.movie?.title`.
+    func optionalKeyPathTable() -> [DeclSyntax] {
+        let own = analysis.properties.map { "(\\Root?.?.\($0.name), \"\($0.schemaName)\")" }.joined(separator: ", ")
+        let inherited = analysis.superclassName.map { "\($0).__strata_\($0)_optionalKeyPathNames(Root.self) + " } ?? ""
+        return [
             """
+            static func __strata_\(raw: name)_optionalKeyPathNames<Root: \(raw: name)>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                \(raw: inherited)[\(raw: own)]
+            }
+            """,
+            """
+            override \(raw: access)class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                __strata_\(raw: name)_optionalKeyPathNames(\(raw: name).self)
+            }
+            """,
+        ]
     }
 
     func initialValues() -> DeclSyntax {

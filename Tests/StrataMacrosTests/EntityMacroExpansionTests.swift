@@ -102,7 +102,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Note.title, "title"), (\\Note.priority, "priority"), (\\Note.dueDate, "dueDate"), (\\Note.id, "id")]
+                        __strata_Note_keyPathNames(Note.self)
+                    }
+
+                    static func __strata_Note_optionalKeyPathNames<Root: Note>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.title, "title"), (\\Root?.?.priority, "priority"), (\\Root?.?.dueDate, "dueDate"), (\\Root?.?.id, "id")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Note_optionalKeyPathNames(Note.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -238,7 +246,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Book.title, "title"), (\\Book.rating, "rating"), (\\Book.cover, "cover")]
+                        __strata_Book_keyPathNames(Book.self)
+                    }
+
+                    static func __strata_Book_optionalKeyPathNames<Root: Book>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.title, "title"), (\\Root?.?.rating, "rating"), (\\Root?.?.cover, "cover")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Book_optionalKeyPathNames(Book.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -376,7 +392,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Person.email, "email"), (\\Person.givenName, "givenName"), (\\Person.familyName, "familyName")]
+                        __strata_Person_keyPathNames(Person.self)
+                    }
+
+                    static func __strata_Person_optionalKeyPathNames<Root: Person>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.email, "email"), (\\Root?.?.givenName, "givenName"), (\\Root?.?.familyName, "familyName")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Person_optionalKeyPathNames(Person.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -530,7 +554,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Movie.title, "title"), (\\Movie.reviews, "reviews"), (\\Movie.director, "director"), (\\Movie.cast, "cast"), (\\Movie.studio, "studio")]
+                        __strata_Movie_keyPathNames(Movie.self)
+                    }
+
+                    static func __strata_Movie_optionalKeyPathNames<Root: Movie>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.title, "title"), (\\Root?.?.reviews, "reviews"), (\\Root?.?.director, "director"), (\\Root?.?.cast, "cast"), (\\Root?.?.studio, "studio")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Movie_optionalKeyPathNames(Movie.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -663,7 +695,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Counter.count, "count")]
+                        __strata_Counter_keyPathNames(Counter.self)
+                    }
+
+                    static func __strata_Counter_optionalKeyPathNames<Root: Counter>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.count, "count")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Counter_optionalKeyPathNames(Counter.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -790,7 +830,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Place.location, "location"), (\\Place.previous, "previous"), (\\Place.tags, "tags")]
+                        __strata_Place_keyPathNames(Place.self)
+                    }
+
+                    static func __strata_Place_optionalKeyPathNames<Root: Place>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.location, "location"), (\\Root?.?.previous, "previous"), (\\Root?.?.tags, "tags")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Place_optionalKeyPathNames(Place.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -916,7 +964,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Vehicle.wheels, "wheels"), (\\Vehicle.owner, "owner")]
+                        __strata_Vehicle_keyPathNames(Vehicle.self)
+                    }
+
+                    static func __strata_Vehicle_optionalKeyPathNames<Root: Vehicle>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.wheels, "wheels"), (\\Root?.?.owner, "owner")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Vehicle_optionalKeyPathNames(Vehicle.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -1009,7 +1065,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Car.seats, "seats"), (\\Car.drivers, "drivers")]
+                        __strata_Car_keyPathNames(Car.self)
+                    }
+
+                    static func __strata_Car_optionalKeyPathNames<Root: Car>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        Vehicle.__strata_Vehicle_optionalKeyPathNames(Root.self) + [(\\Root?.?.seats, "seats"), (\\Root?.?.drivers, "drivers")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Car_optionalKeyPathNames(Car.self)
                     }
 
                     override func _strataApplyInitialValues() {
@@ -1138,7 +1202,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override public class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Tag.name, "name")]
+                        __strata_Tag_keyPathNames(Tag.self)
+                    }
+
+                    static func __strata_Tag_optionalKeyPathNames<Root: Tag>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.name, "name")]
+                    }
+
+                    override public class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Tag_optionalKeyPathNames(Tag.self)
                     }
 
                     override public func _strataApplyInitialValues() {
@@ -1252,7 +1324,15 @@ struct EntityMacroExpansionTests {
                     }
 
                     override class var _keyPathNames: [(AnyKeyPath, String)] {
-                        super._keyPathNames + [(\\Lesson.`class`, "class"), (\\Lesson.teacher, "teacher")]
+                        __strata_Lesson_keyPathNames(Lesson.self)
+                    }
+
+                    static func __strata_Lesson_optionalKeyPathNames<Root: Lesson>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        [(\\Root?.?.`class`, "class"), (\\Root?.?.teacher, "teacher")]
+                    }
+
+                    override class var _optionalKeyPathNames: [(AnyKeyPath, String)] {
+                        __strata_Lesson_optionalKeyPathNames(Lesson.self)
                     }
 
                     override func _strataApplyInitialValues() {

@@ -61,6 +61,10 @@ import Testing
             $0[$1["entity"] as? String ?? ""] = ($1["objects"] as? NSNumber)?.intValue
         }
         #expect(counts["Movie"] == 3 && counts["Director"] == 2)
+        // Tables and their indexes take at least a page each on the server.
+        #expect(((report["storageSize"] as? NSNumber)?.intValue ?? 0) >= 8192 * 4, "\(info.output)")
+        let text = try await strata(["info", url])
+        #expect(text.output.contains(" on the server (tables and indexes)"), "\(text.output)")
 
         let query = try await strata([
             "query", url, "Movie", "--where", #"director.name BEGINSWITH[c] "michael""#, "--sort", "-title", "--select", "title",

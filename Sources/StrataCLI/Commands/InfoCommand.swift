@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataPostgres
 
 /// `strata info STORE`: what a store is and what it holds, at a glance.
 struct InfoCommand: ParsableCommand {
@@ -44,6 +45,8 @@ struct InfoCommand: ParsableCommand {
         var kind: String
         var fileSize: Int?
         var writeAheadLogSize: Int?
+        /// What a PostgreSQL store's tables, indexes and TOAST data take on the server.
+        var storageSize: Int?
         var identifier: String
         var versionHash: String
         var modelVersion: String?
@@ -95,6 +98,7 @@ struct InfoCommand: ParsableCommand {
             store: opened.location, kind: opened.kind.rawValue,
             fileSize: fileURL.flatMap { fileSize($0.path) },
             writeAheadLogSize: opened.kind == .sqlite ? fileURL.flatMap { fileSize($0.path + "-wal") } : nil,
+            storageSize: try (store as? PostgresStore)?.storageSize(),
             identifier: store.identifier, versionHash: opened.schema.versionHash,
             modelVersion: opened.modelVersionName, persistentHistory: history, entities: counts)
     }
@@ -112,6 +116,8 @@ struct InfoCommand: ParsableCommand {
             var text = byteCount(size)
             if let log = report.writeAheadLogSize, log > 0 { text += " (+ \(byteCount(log)) write-ahead log)" }
             lines.append(("Size", text))
+        } else if let size = report.storageSize {
+            lines.append(("Size", byteCount(size) + " on the server (tables and indexes)"))
         }
         lines.append(("Identifier", report.identifier))
         lines.append(("Version hash", report.versionHash))

@@ -105,7 +105,7 @@ enum PostgresValueCoding {
             switch type {
             case .string: return .string(text)
             case .uri: return URL(string: text).map { .url($0) } ?? .null
-            case .decimal: return Decimal(string: text, locale: posixLocale).map { .decimal($0) } ?? .null
+            case .decimal: return DecimalText.decimal(text).map { .decimal($0) } ?? .null
             case .codable: return .codable(Data(text.utf8))
             default: return .null
             }
@@ -169,8 +169,6 @@ enum PostgresValueCoding {
         guard let bytes = cell.bytes, cell.dataType == .bytea else { return nil }
         return Data(bytes.readableBytesView)
     }
-
-    private static let posixLocale = Locale(identifier: "en_US_POSIX")
 }
 
 /// One bound value, encoded as the column type of its attribute type expects.

@@ -22,8 +22,7 @@ package enum SortOrdering {
     }
 
     package static func compareDecimalText(_ a: String, _ b: String) -> ComparisonResult {
-        let posix = Locale(identifier: "en_US_POSIX")
-        guard let x = Decimal(string: a, locale: posix), let y = Decimal(string: b, locale: posix) else {
+        guard let x = DecimalText.decimal(a), let y = DecimalText.decimal(b) else {
             return result(ValueComparison.compareBytes(a.utf8, b.utf8))
         }
         return x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)

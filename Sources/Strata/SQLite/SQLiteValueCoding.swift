@@ -68,7 +68,7 @@ enum SQLiteValueCoding {
     static func attributeValue(text: String, type: AttributeType) -> AttributeValue {
         switch type {
         case .string: .string(text)
-        case .decimal: Decimal(string: text, locale: posixLocale).map { .decimal($0) } ?? .null
+        case .decimal: DecimalText.decimal(text).map { .decimal($0) } ?? .null
         case .uri: URL(string: text).map { .url($0) } ?? .null
         case .codable: .codable(Data(text.utf8))
         default: .null
@@ -87,7 +87,4 @@ enum SQLiteValueCoding {
         default: return .null
         }
     }
-
-    /// Decimals are stored with `.` as separator whatever the user's locale.
-    private static let posixLocale = Locale(identifier: "en_US_POSIX")
 }

@@ -25,6 +25,7 @@ import Testing
         #expect(output.contains("- Ronin (1998) by John Frankenheimer"))
         #expect(output.contains("6 reviews in all"))
         #expect(output.contains(#"\.director?.name == "Michael Mann" -> ["Collateral", "Heat"]"#))
+        #expect(output.contains(#"Review \.movie?.director?.name == "Michael Mann" -> 3 reviews of ["Collateral", "Heat"]"#))
         #expect(output.contains(#"title BEGINSWITH[c] %@ -> ["Heat"]"#))
         #expect(output.contains(#"{ $0.boxOffice > 100_000_000 } -> ["Collateral", "Heat"]"#))
         #expect(output.contains(#"title ==[cd] "RÖNIN" -> ["Ronin"]"#))

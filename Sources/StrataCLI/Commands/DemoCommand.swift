@@ -158,6 +158,13 @@ struct DemoCommand: AsyncParsableCommand {
         let byMann = try context.fetch(
             Movie.self, where: \.director?.name == "Michael Mann", sortedBy: [.descending(\.releaseDate)])
         print("  key paths   \\.director?.name == \"Michael Mann\" -> \(byMann.map(\.title))", to: &output)
+        let mannReviews = try context.fetch(
+            Review.self, where: \.movie?.director?.name == "Michael Mann", sortedBy: [.ascending(\.movie?.title)])
+        var reviewed: [String] = []  // sorted by title, so a repeated title is the previous one
+        for title in mannReviews.compactMap(\.movie?.title) where reviewed.last != title { reviewed.append(title) }
+        print(
+            "  two hops    Review \\.movie?.director?.name == \"Michael Mann\" -> \(mannReviews.count) reviews of \(reviewed)",
+            to: &output)
         let format = "ANY reviews.stars == 5 AND title BEGINSWITH[c] %@"
         let praised = try context.fetch(FetchRequest<Movie>(format: format, "h"))
         print("  format      \(format) -> \(praised.map(\.title))", to: &output)

@@ -11,6 +11,8 @@
 #   Benchmarks/cli.sh --quick   10,000 rows, debug build, one run: checks that it runs (CI)
 #   Benchmarks/cli.sh --rows N  another size
 set -euo pipefail
+shopt -s inherit_errexit
+export LC_ALL=C # a "." in $EPOCHREALTIME and for sort -n
 cd "$(dirname "$0")/.."
 rows=1000000
 runs=3
@@ -72,14 +74,21 @@ total=$(sqlite3 "$store" 'SELECT COUNT(*) FROM "Movie"')
 # Seconds a command takes, its output discarded.
 seconds() {
     local start=$EPOCHREALTIME
-    "$@" > /dev/null 2>&1
+    if ! "$@" > /dev/null 2>&1; then
+        echo "cli.sh: failed: $*" >&2
+        return 1
+    fi
     awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN { printf "%.4f", a - b }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # The median of 15 runs of a short command, in seconds.
 median_seconds() {
     local samples=()
-    for ((sample = 0; sample < 15; sample++)); do samples+=("$(seconds "$@")"); done
+    local sample index
+    for ((index = 0; index < 15; index++)); do
+        sample=$(seconds "$@") || return 1
+        samples+=("$sample")
+    done
     printf '%s\n' "${samples[@]}" | sort -n | sed -n 8p
 }
 # The least any Swift program that uses Foundation takes to start, print and exit here.

@@ -11,7 +11,7 @@ import Foundation
 /// properties. Components are compared by the properties they name, as key path equality does,
 /// so this holds in every build.
 enum KeyPathNames {
-    /// The most relationships a key path is followed through: `\A.b?.c?.d?.e` has four.
+    /// The most relationships a key path is followed through: `\A.b?.c?.d?.e?.f` has four.
     static let maximumRelationships = 4
 
     /// `\Movie.title` → `"title"`, `\Movie.director?.name` → `"director.name"`.
@@ -22,20 +22,25 @@ enum KeyPathNames {
     static func name(of keyPath: AnyKeyPath, root: any EntityModel.Type) -> String {
         if let name = root.propertyName(for: keyPath) { return name }
         let key = CacheKey(root: ObjectIdentifier(root), keyPath: keyPath)
-        if let name = cache.withLock({ $0[key] }) { return name }
-        guard let names = relationshipPath(to: keyPath, root: root) else { return keyPath.debugDescription }
-        let name = names.joined(separator: ".")
-        cache.withLock { $0[key] = name }
+        if let name = names.withLock({ $0[key] }) { return name }
+        let name = relationshipPath(to: keyPath, root: root)?.joined(separator: ".") ?? keyPath.debugDescription
+        names.withLock { $0[key] = name }
         return name
     }
 
     /// The property names along a key path through to-one relationships, or `nil`.
+    ///
+    /// Shorter paths are tried first, so a path through one relationship costs one pass over
+    /// the destination's properties whatever the depth allowed.
     static func relationshipPath(to keyPath: AnyKeyPath, root: any EntityModel.Type) -> [String]? {
         let target = Target(keyPath)
-        for (start, name) in root._keyPathNames {
-            guard let destination = destination(of: name, from: root) else { continue }
-            if let names = search(target, after: start, in: destination, depth: maximumRelationships) {
-                return [name] + names
+        let starts = table(of: root).rootRelationships
+        for depth in 1...maximumRelationships {
+            for start in starts {
+                guard let destination = start.destination else { continue }
+                if let names = search(target, after: start.keyPath, in: destination, depth: depth) {
+                    return [start.name] + names
+                }
             }
         }
         return nil
@@ -62,20 +67,48 @@ enum KeyPathNames {
         }
     }
 
-    /// The rest of the names after `prefix`, a key path to an optional `model`.
+    /// The rest of the names after `prefix`, a key path to an optional `model`, going through
+    /// exactly `depth` relationships counting the one `prefix` ends with.
     private static func search(
         _ target: Target, after prefix: AnyKeyPath, in model: any EntityModel.Type, depth: Int
     ) -> [String]? {
-        for (step, name) in model._optionalKeyPathNames {
-            guard let candidate = prefix.appending(path: step) else { continue }
-            if target.matches(candidate) { return [name] }
-            if depth > 1, let destination = destination(of: name, from: model),
+        for step in table(of: model).optionalSteps {
+            if depth == 1 {
+                if let candidate = prefix.appending(path: step.keyPath), target.matches(candidate) { return [step.name] }
+            } else if let destination = step.destination, let candidate = prefix.appending(path: step.keyPath),
                 let names = search(target, after: candidate, in: destination, depth: depth - 1)
             {
-                return [name] + names
+                return [step.name] + names
             }
         }
         return nil
+    }
+
+    /// One property in a class's tables, with the class a to-one relationship leads to.
+    private struct Step {
+        let keyPath: AnyKeyPath
+        let name: String
+        let destination: (any EntityModel.Type)?
+    }
+
+    /// What the search needs of one class, built once.
+    private struct ClassTable {
+        /// The class's to-one relationships rooted at the class (`\Movie.director`).
+        let rootRelationships: [Step]
+        /// Every property through an optional of the class (`\Movie?.?.title`).
+        let optionalSteps: [Step]
+    }
+
+    private static func table(of model: any EntityModel.Type) -> ClassTable {
+        if let table = tables.withLock({ $0[ObjectIdentifier(model)] }) { return table }
+        func steps(_ keyPaths: [(AnyKeyPath, String)]) -> [Step] {
+            keyPaths.map { Step(keyPath: $0.0, name: $0.1, destination: destination(of: $0.1, from: model)) }
+        }
+        let table = ClassTable(
+            rootRelationships: steps(model._keyPathNames).filter { $0.destination != nil },
+            optionalSteps: steps(model._optionalKeyPathNames))
+        tables.withLock { $0[ObjectIdentifier(model)] = table }
+        return table
     }
 
     /// The model class a to-one relationship of `model` leads to, or `nil` for an attribute or
@@ -100,11 +133,13 @@ enum KeyPathNames {
         return nil
     }
 
-    /// Names found by building key paths, per root class and key path.
+    /// Names found, or descriptions for key paths that name nothing, per root class and key
+    /// path: a failed search is as long as the tables allow, so it is not repeated either.
     private struct CacheKey: Hashable {
         let root: ObjectIdentifier
         let keyPath: AnyKeyPath
     }
 
-    private static let cache = LockedBox<[CacheKey: String]>([:])
+    private static let names = LockedBox<[CacheKey: String]>([:])
+    private static let tables = LockedBox<[ObjectIdentifier: ClassTable]>([:])
 }

@@ -9,7 +9,8 @@ struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Show what a store is and what it holds.",
         discussion: """
-            Prints the store's kind, file size, identifier, schema version hash, the version of \
+            Prints the store's kind, size (its file, or its tables on a PostgreSQL server), \
+            identifier, schema version hash, the version of \
             --model that wrote it, whether it records persistent history (and how much), its last \
             transaction, and how many objects each entity has. Reads without writing.
 
@@ -98,7 +99,7 @@ struct InfoCommand: ParsableCommand {
             store: opened.location, kind: opened.kind.rawValue,
             fileSize: fileURL.flatMap { fileSize($0.path) },
             writeAheadLogSize: opened.kind == .sqlite ? fileURL.flatMap { fileSize($0.path + "-wal") } : nil,
-            storageSize: try (store as? PostgresStore)?.storageSize(),
+            storageSize: try? (store as? PostgresStore)?.storageSize(),
             identifier: store.identifier, versionHash: opened.schema.versionHash,
             modelVersion: opened.modelVersionName, persistentHistory: history, entities: counts)
     }

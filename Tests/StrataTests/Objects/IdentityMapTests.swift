@@ -15,7 +15,8 @@ import Testing
         let second = try context.fetch(Movie.self)
         #expect(first.count == 2)
         for (a, b) in zip(first, second) { #expect(a === b) }
-        #expect(context.registeredObjects.count == 2)
+        // Optimized builds may release objects after their last use, before the scope ends.
+        withExtendedLifetime((first, second)) { #expect(context.registeredObjects.count == 2) }
     }
 
     @Test func releasedObjectsLeaveTheContext() throws {
@@ -25,14 +26,14 @@ import Testing
         do {
             let movies = try context.fetch(Movie.self)
             ids = movies.map(\.objectID)
-            #expect(context.registeredObjects.count == 500)
+            withExtendedLifetime(movies) { #expect(context.registeredObjects.count == 500) }
         }
         #expect(context.registeredObjects.isEmpty)
         for id in ids { #expect(context.registeredObject(for: id) == nil) }
         // Fetching again makes new instances with the stored values.
         let again = try context.fetch(Movie.self)
         #expect(Set(again.map(\.title)) == Set((0..<500).map { "Movie \($0)" }))
-        #expect(context.registeredObjects.count == 500)
+        withExtendedLifetime(again) { #expect(context.registeredObjects.count == 500) }
     }
 
     @Test func savedObjectsAreFoundUnderTheirPermanentIDsOnly() throws {

@@ -382,3 +382,31 @@ extension PostgresStore {
 final class WeakStore: @unchecked Sendable {
     weak var store: PostgresStore?
 }
+
+extension PostgresStore {
+    /// The bytes the store takes on the server: its tables (entities, join tables, metadata and
+    /// history) with their indexes and TOAST data, as `pg_total_relation_size` counts them.
+    /// Other tables in the same PostgreSQL schema (``PostgresConfiguration/schemaName``) are not
+    /// counted. `strata info` shows it as the store's size.
+    ///
+    /// ```swift
+    /// let store = try #require(container.stores.first as? PostgresStore)
+    /// print(try store.storageSize())   // 180224
+    /// ```
+    public func storageSize() throws -> Int {
+        let schemaName = configuration.schemaName
+        let tables = layout.tables.map(\.name) + [PostgresLayout.metadataTable] + Self.historyTables
+        return try withSession { session in
+            var bindings = PostgresBindings()
+            bindings.append(string: schemaName)
+            bindings.append(tables)
+            let sizes = try session.query(
+                "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
+                    + "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    + "WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname = ANY($2)",
+                bindings
+            ).rows.compactMap { $0.first.flatMap(PostgresValueCoding.integer) }
+            return Int(sizes.first ?? 0)
+        }
+    }
+}

@@ -48,12 +48,10 @@ enum KeyPathNames {
 
     /// What a candidate is compared with.
     private struct Target {
-        let keyPath: AnyKeyPath
         let hash: Int
         let valueType: Any.Type
 
         init(_ keyPath: AnyKeyPath) {
-            self.keyPath = keyPath
             self.hash = keyPath.hashValue
             self.valueType = type(of: keyPath).valueType
         }

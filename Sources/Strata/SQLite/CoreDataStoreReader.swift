@@ -464,7 +464,7 @@ public struct CoreDataStoreReader: Sendable {
             guard let decimal = Decimal(string: "\(number)", locale: Locale(identifier: "en_US_POSIX")) else { throw mismatch() }
             return .decimal(decimal)
         case (.decimal, .string(let text)):
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw mismatch() }
+            guard let decimal = DecimalText.decimal(text) else { throw mismatch() }
             return .decimal(decimal)
         case (.string, .string(let text)):
             return .string(text)

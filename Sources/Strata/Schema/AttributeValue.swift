@@ -194,7 +194,7 @@ extension AttributeValue: Codable {
             guard let bits = UInt32(text, radix: 16) else { throw corrupt() }
             self = .float(Float(bitPattern: bits))
         case "decimal":
-            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw corrupt() }
+            guard let value = DecimalText.decimal(text) else { throw corrupt() }
             self = .decimal(value)
         case "string":
             self = .string(text)

@@ -44,5 +44,5 @@ package enum DecimalText {
     }
 
     /// Decimals are stored with `.` as separator whatever the user's locale.
-    package static let posixLocale = Locale(identifier: "en_US_POSIX")
+    private static let posixLocale = Locale(identifier: "en_US_POSIX")
 }

@@ -57,7 +57,7 @@ extension RepoGuide {
             .map(\.title)
     }
 
-    @Suite(.timeLimit(.minutes(1))) struct Samples {
+    @Suite(.timeLimit(.minutes(10))) struct Samples {
         @Test func bridgingValueTypesAndManagedObjects() throws {
             let container = try makeContainer()
             let context = container.newBackgroundContext()

@@ -64,7 +64,7 @@ extension RxGuide {
         return Dictionary(uniqueKeysWithValues: logins.map { ($0.phoneNumber, $0.token) })
     }
 
-    @Suite(.timeLimit(.minutes(1))) struct Samples {
+    @Suite(.timeLimit(.minutes(10))) struct Samples {
         @Test @MainActor func settingUpTheManager() throws {
             try PortingGuide.withTemporaryDirectory { directory in
                 // sample: Setting up the manager

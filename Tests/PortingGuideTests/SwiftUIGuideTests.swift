@@ -90,7 +90,7 @@ extension SwiftUIGuide {
         var isSet: Bool { state.withLock { $0 } }
     }
 
-    @Suite(.timeLimit(.minutes(1))) struct Samples {
+    @Suite(.timeLimit(.minutes(10))) struct Samples {
         @Test func declaringTheModelWithADefaultOrder() throws {
             let container = try makeContainer()
             let context = container.newBackgroundContext()

@@ -8,7 +8,7 @@ import Testing
 
 /// What the reading commands do with things that are not Strata stores: they fail with one line
 /// on standard error and a non-zero status, never crash, and leave the file as it was.
-@Suite(.timeLimit(.minutes(2))) struct BadInputTests {
+@Suite(.timeLimit(.minutes(10))) struct BadInputTests {
     /// Something named where a store should be.
     enum BadInput: String, CaseIterable, Sendable {
         case missingFile, directory, textFile, emptyFile, truncatedStore, foreignSQLiteDatabase, coreDataStoreWithoutModel

@@ -22,7 +22,7 @@ enum CheckCommandModel {
 
 /// `strata check` on stores damaged with raw SQL, as a crash, a bad tool or a person with
 /// `sqlite3` leaves them: what it finds, what it repairs, and what it refuses to touch.
-@Suite(.timeLimit(.minutes(3))) struct CheckCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct CheckCommandTests {
     typealias Shelf = CheckCommandModel.Shelf
     typealias Book = CheckCommandModel.Book
 

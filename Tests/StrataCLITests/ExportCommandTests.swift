@@ -7,7 +7,7 @@ import Testing
 
 /// `strata export` run as a person or a script runs it: every format, one entity or all,
 /// `--output` files and their failures, and how values are written.
-@Suite(.timeLimit(.minutes(2))) struct ExportCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ExportCommandTests {
     /// More movies than the export holds in memory at a time (a thousand rows).
     static let movieCount = 2345
 

@@ -8,7 +8,7 @@ import Testing
 /// `strata history` and persistent history across processes: this process and a `strata
 /// save-loop` child share one store, each with its own author, and each reads the other's
 /// transactions.
-@Suite(.timeLimit(.minutes(2))) struct HistoryCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct HistoryCommandTests {
     struct ListedTransaction: Decodable {
         var transactionNumber: Int64
         var author: String?

@@ -7,7 +7,7 @@ import Testing
 
 /// `strata import` run as a process: round trips with `strata export`, type checks with the
 /// line of the bad record, all or nothing, conflicts, and the other entities of a file.
-@Suite(.timeLimit(.minutes(3))) struct ImportCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ImportCommandTests {
     /// An empty store of the demo model.
     private static func makeStore(_ url: URL, movies: [(title: String, id: UUID)] = []) throws {
         let container = try PersistentContainer(

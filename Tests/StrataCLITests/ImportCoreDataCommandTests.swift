@@ -6,7 +6,7 @@ import Testing
 @testable import Strata
 
 /// `strata import-coredata`, run as a process on a small store laid out as Core Data writes one.
-@Suite(.timeLimit(.minutes(1))) struct ImportCoreDataCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ImportCoreDataCommandTests {
     let directory: TemporaryDirectory
     var source: URL { directory.url.appendingPathComponent("Notes.sqlite") }
     var model: URL { directory.url.appendingPathComponent("Notes.xcdatamodeld") }

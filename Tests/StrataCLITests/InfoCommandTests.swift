@@ -7,7 +7,7 @@ import Testing
 
 /// `strata info` run as a person or a script runs it: what kind of store, what it holds, its
 /// schema hash and its persistent history.
-@Suite(.timeLimit(.minutes(2))) struct InfoCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct InfoCommandTests {
     /// What `info --json` prints.
     struct Report: Decodable {
         struct History: Decodable {

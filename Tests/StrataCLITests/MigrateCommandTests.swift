@@ -7,7 +7,7 @@ import Testing
 
 /// `strata versions` and `strata migrate`, run as processes on a store of the kit's student
 /// model and its Xcode model bundle.
-@Suite(.timeLimit(.minutes(2))) struct MigrateCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct MigrateCommandTests {
     let directory: TemporaryDirectory
     var store: URL { directory.url.appendingPathComponent("Students.sqlite") }
     /// The test fixture of StrataTests: the four versions of the student model.

@@ -7,7 +7,7 @@ import Testing
 
 /// The tool's commands on a PostgreSQL store, named by a `postgres://` URL: what they do on an
 /// SQLite file, they do on a database (each test in a PostgreSQL schema of its own).
-@Suite(.timeLimit(.minutes(3))) struct PostgresToolTests {
+@Suite(.timeLimit(.minutes(10))) struct PostgresToolTests {
     /// A store of the demo model in a schema of its own: two directors, three movies.
     private static func makeStore(history: Bool = false) throws -> (url: String, schema: String) {
         let schema = "tool_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)

@@ -7,7 +7,7 @@ import Testing
 
 /// The progress bar of `strata export` and `strata import`: drawn in place on a terminal,
 /// absent when standard error is not one, and absent with --no-progress.
-@Suite(.timeLimit(.minutes(3))) struct ProgressBarTests {
+@Suite(.timeLimit(.minutes(10))) struct ProgressBarTests {
     /// Enough rows that the bar is drawn several times and measures a rate.
     static let movieCount = 20_000
 

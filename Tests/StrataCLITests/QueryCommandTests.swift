@@ -7,7 +7,7 @@ import Testing
 
 /// `strata query` run as a person or a script runs it: formats, predicates, sorting, paging,
 /// selections, aggregates, subentities, errors and colour.
-@Suite(.timeLimit(.minutes(2))) struct QueryCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct QueryCommandTests {
     /// A title that CSV must quote: it holds a comma and a quote, and sorts after the others
     /// unless case is ignored.
     static let oddTitle = #"heist, the "big" one"#

@@ -13,7 +13,7 @@ import Testing
 
 /// The reading half of `strata import`: records streamed from JSON, NDJSON and CSV files, and
 /// their fields converted to attribute values.
-@Suite(.timeLimit(.minutes(5))) struct RecordReaderTests {
+@Suite(.timeLimit(.minutes(10))) struct RecordReaderTests {
     // MARK: Helpers
 
     /// Writes `bytes` to a file named `name` in `directory`; returns its path.

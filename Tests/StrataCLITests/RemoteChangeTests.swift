@@ -7,7 +7,7 @@ import Testing
 
 /// Another process (`strata save-loop`) saves to the store this process has open; the store's
 /// polling notices, and live queries, merging contexts and their controllers follow.
-@Suite(.timeLimit(.minutes(2))) struct RemoteChangeTests {
+@Suite(.timeLimit(.minutes(10))) struct RemoteChangeTests {
     /// Collects the values of a live query in a task of its own, until `stop` says it has what
     /// it waits for or `timeout` passes (the task is then cancelled, which ends the query).
     final class Collector<Value: Sendable & Equatable>: Sendable {

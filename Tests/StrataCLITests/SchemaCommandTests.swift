@@ -6,7 +6,7 @@ import Testing
 @testable import StrataCLI
 
 /// `strata schema` as text and JSON, for stores and for versioned Xcode model bundles.
-@Suite(.timeLimit(.minutes(2))) struct SchemaCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct SchemaCommandTests {
     private static func makeStore(in directory: TemporaryDirectory) throws -> (url: URL, versionHash: String) {
         let url = directory.file("Schema.sqlite")
         let container = try PersistentContainer(

@@ -13,7 +13,7 @@ import Testing
 
 /// `strata shell` as a script feeds it (lines on a pipe) and as a person types at it (line
 /// editing and history on a pseudo-terminal).
-@Suite(.timeLimit(.minutes(3))) struct ShellCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ShellCommandTests {
     /// Four movies, two directors and a critic: `Movie --count` is 4, `Person --count` 3.
     private static func makeStore(in directory: TemporaryDirectory) throws -> URL {
         let url = directory.file("Shell.sqlite")

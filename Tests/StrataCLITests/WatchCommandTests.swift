@@ -7,7 +7,7 @@ import Testing
 
 /// `strata watch` as a script reads it (a line of JSON per result) and as a person sees it (a
 /// table redrawn in place), following commits of this process and of other processes.
-@Suite(.timeLimit(.minutes(3))) struct WatchCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct WatchCommandTests {
     /// Patience for a commit to show, on a loaded machine (the tool polls ten times a second).
     static let deadline = Duration.seconds(30)
 

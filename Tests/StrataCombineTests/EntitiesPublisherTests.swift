@@ -30,7 +30,7 @@ struct FilmValue: PersistableValue, Sendable, Equatable {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct EntitiesPublisherTests {
+@Suite(.timeLimit(.minutes(10))) struct EntitiesPublisherTests {
     let directory: TemporaryDirectory
     let container: PersistentContainer
 

@@ -66,7 +66,7 @@ func waitUntil(_ condition: () -> Bool) async throws {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct StrataPublisherTests {
+@Suite(.timeLimit(.minutes(10))) struct StrataPublisherTests {
     let directory: TemporaryDirectory
     let container: PersistentContainer
 

@@ -10,7 +10,7 @@ import Testing
 /// Many concurrent requests from async code — a server's request handlers — share a small pool
 /// without deadlock or starvation: their store work runs on threads that may block, and the
 /// pool lends its connections in turn.
-@Suite(.timeLimit(.minutes(3))) struct PostgresConcurrencyTests {
+@Suite(.timeLimit(.minutes(10))) struct PostgresConcurrencyTests {
     @Test func sixtyFourConcurrentBackgroundTasksAllComplete() async throws {
         let database = try PostgresTestDatabase()
         var configuration = database.configuration

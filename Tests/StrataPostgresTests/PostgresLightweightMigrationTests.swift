@@ -26,7 +26,7 @@ enum OldAndNew: String, ModelVersion {
 /// Where SQLite compares the file's bytes to show that a refused migration left the store as it
 /// was, these compare every object (values and links), the version the store reports, and the
 /// tables, columns and indexes its PostgreSQL schema holds.
-@Suite(.timeLimit(.minutes(5))) struct PostgresLightweightMigrationTests {
+@Suite(.timeLimit(.minutes(10))) struct PostgresLightweightMigrationTests {
     static let movies: [EntityDescription] = [
         EntityDescription(
             name: "Movie",

@@ -9,7 +9,7 @@ import Testing
 /// A server restart in the middle of a session, on a private server of the test's own (other
 /// tests share the main one): the operation in flight gets a typed error, the next operation
 /// reconnects, and listeners reconnect and announce that they may have missed commits.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct PostgresRestartTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct PostgresRestartTests {
     /// Runs `scripts/postgres.sh` with arguments and returns what it printed.
     @discardableResult
     static func script(_ arguments: [String]) throws -> String {

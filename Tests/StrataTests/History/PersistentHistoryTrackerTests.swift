@@ -6,7 +6,7 @@ import Testing
 
 /// Two containers on one file stand for two processes (an app and its widget), each with its own
 /// author and history tracker.
-@Suite(.timeLimit(.minutes(1))) struct PersistentHistoryTrackerTests {
+@Suite(.timeLimit(.minutes(10))) struct PersistentHistoryTrackerTests {
     let directory: TemporaryDirectory
     let url: URL
 

@@ -7,7 +7,7 @@ import Testing
 
 /// A store written the way Core Data writes one (see `Fixtures/CoreData/FORMAT.md`), built by
 /// hand, imported into a Strata store.
-@Suite(.timeLimit(.minutes(1))) struct CoreDataImportTests {
+@Suite(.timeLimit(.minutes(10))) struct CoreDataImportTests {
     let directory: TemporaryDirectory
     var source: URL { directory.url.appendingPathComponent("Movies.sqlite") }
     var destination: URL { directory.url.appendingPathComponent("Imported.sqlite") }

@@ -19,7 +19,7 @@ enum TwoVersions: String, ModelVersion {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct LightweightMigrationTests {
+@Suite(.timeLimit(.minutes(10))) struct LightweightMigrationTests {
     let directory: TemporaryDirectory
     var url: URL { directory.url.appendingPathComponent("Store.sqlite") }
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite(.timeLimit(.minutes(1))) struct ContextLiveQueryTests {
+@Suite(.timeLimit(.minutes(10))) struct ContextLiveQueryTests {
     let library: MovieLibrary
     var container: PersistentContainer { library.container }
 

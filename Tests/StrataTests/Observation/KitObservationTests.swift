@@ -16,7 +16,7 @@ enum ObservedModel {
 /// The observation the kits rely on: the stack kit's entity observers (its tests ported) in one
 /// context or all of them, `objectsDidChange` posted by itself, refreshed objects, and one
 /// object observed with its related objects.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct KitObservationTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KitObservationTests {
     typealias Person = ObservedModel.Person
 
     let container: PersistentContainer

@@ -6,7 +6,7 @@ import Testing
 
 /// What a transaction keeps apart and together: other containers' transactions, the call that
 /// makes a duplicate, a value that cannot be made, a joined block that throws, error codes.
-@Suite(.timeLimit(.minutes(1))) struct RepositoryIsolationTests {
+@Suite(.timeLimit(.minutes(10))) struct RepositoryIsolationTests {
     let fixture: RepoFixture
     let other: RepoFixture
     var repository: Repository { fixture.repository }

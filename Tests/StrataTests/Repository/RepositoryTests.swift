@@ -7,7 +7,7 @@ import Testing
 /// The repository kit's CRUD, batch, aggregate, fetch and `custom` scenarios, each write run
 /// both on its own and inside `withTransaction` (`inTransaction`). Every outcome is checked in
 /// the store through a fresh context, and in persistent history.
-@Suite(.timeLimit(.minutes(1))) struct RepositoryTests {
+@Suite(.timeLimit(.minutes(10))) struct RepositoryTests {
     let fixture: RepoFixture
     var repository: Repository { fixture.repository }
 

@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 
 /// `Repository.withTransaction`: one save with the transaction's author, or nothing at all.
-@Suite(.timeLimit(.minutes(1))) struct RepositoryTransactionTests {
+@Suite(.timeLimit(.minutes(10))) struct RepositoryTransactionTests {
     let fixture: RepoFixture
     var repository: Repository { fixture.repository }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Persistent history in an SQLite file shared by two containers, each with its own author: what
 /// one writes, the other reads — in its history, and in the commits its polling announces.
-@Suite(.timeLimit(.minutes(1))) struct SQLiteHistoryTests {
+@Suite(.timeLimit(.minutes(10))) struct SQLiteHistoryTests {
     let directory: TemporaryDirectory
     let url: URL
 

@@ -9,7 +9,7 @@ import Testing
 /// fail with `storeClosed`, and nothing crashes (a read could once pick a reader GRDB had just
 /// closed). The readers are plain threads, so that the test never ties up Swift's cooperative
 /// pool, which other suites share.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct CloseWhileReadingTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct CloseWhileReadingTests {
     @Test(arguments: 0..<8) func readsRacingACloseEndCleanly(round: Int) throws {
         let directory = try TemporaryDirectory()
         let container = try PersistentContainer(

@@ -6,7 +6,7 @@ import Testing
 
 /// A second container on the same file writes as another process would: its commits reach this
 /// container only through `PRAGMA data_version` polling.
-@Suite(.timeLimit(.minutes(1))) struct RemoteChangeDetectionTests {
+@Suite(.timeLimit(.minutes(10))) struct RemoteChangeDetectionTests {
     let directory: TemporaryDirectory
     let url: URL
     let container: PersistentContainer

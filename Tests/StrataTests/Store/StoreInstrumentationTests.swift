@@ -8,7 +8,7 @@ import Testing
 /// What an SQLite store logs through ``StoreDescription/logger`` and counts through
 /// swift-metrics: statements (never their values), slow statements, conflicts, saves, fetches,
 /// writer waits and the latency of other processes' commits.
-@Suite(.timeLimit(.minutes(1))) struct StoreInstrumentationTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreInstrumentationTests {
     let directory: TemporaryDirectory
     /// The store's file name, which names its metrics: unique, so that tests count apart.
     let name = "Instrumented-\(UUID().uuidString).sqlite"

@@ -12,6 +12,8 @@ final class ContextNotificationHub: Sendable {
 
     private struct Registration {
         let name: ContextNotification.Name
+        /// Whether only view contexts' notifications (posted on the main actor) are wanted.
+        let onlyViewContexts: Bool
         let handler: @Sendable (ContextNotification) -> Void
     }
 
@@ -23,8 +25,24 @@ final class ContextNotificationHub: Sendable {
     /// next ``ObjectContext/processPendingChanges()`` only if something else made them track
     /// changes; contexts made afterwards always do.
     func add(_ name: ContextNotification.Name, _ handler: @escaping @Sendable (ContextNotification) -> Void) -> UUID {
+        add(Registration(name: name, onlyViewContexts: false, handler: handler))
+    }
+
+    /// Calls `handler`, on the main actor, with the notifications named `name` of every
+    /// container's view context.
+    func addForViewContexts(_ name: ContextNotification.Name, _ handler: @escaping @MainActor @Sendable (ContextNotification) -> Void) -> UUID {
+        add(
+            Registration(name: name, onlyViewContexts: true) { notification in
+                // Only view contexts' notifications reach here, and they post on the main actor:
+                // the notification never leaves it.
+                nonisolated(unsafe) let notification = notification
+                MainActor.assumeIsolated { handler(notification) }
+            })
+    }
+
+    private func add(_ registration: Registration) -> UUID {
         let id = UUID()
-        registrations.withLock { $0[id] = Registration(name: name, handler: handler) }
+        registrations.withLock { $0[id] = registration }
         return id
     }
 
@@ -37,9 +55,10 @@ final class ContextNotificationHub: Sendable {
     }
 
     /// Calls the handlers registered for the notification's name when it was posted.
-    func post(_ notification: ContextNotification) {
+    func post(_ notification: ContextNotification, fromViewContext: Bool) {
         let handlers = registrations.withLock { registrations in
-            registrations.values.filter { $0.name == notification.name }.map(\.handler)
+            registrations.values.filter { $0.name == notification.name && (fromViewContext || !$0.onlyViewContexts) }
+                .map(\.handler)
         }
         for handler in handlers { handler(notification) }
     }

@@ -9,6 +9,19 @@
 /// which is why ``ManagedObject`` asks subclasses not to fetch in `deinit`.)
 final class IdentityMap {
     private var storage: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    /// Strong references to every registered object, while the context retains them
+    /// (``ObjectContext/retainsRegisteredObjects``); `nil` otherwise.
+    private var retained: [ObjectID: ManagedObject]?
+
+    /// Whether the map keeps its objects alive. Turning it on retains the objects registered
+    /// now; turning it off lets go of them all.
+    var retainsObjects: Bool {
+        get { retained != nil }
+        set {
+            guard newValue != retainsObjects else { return }
+            retained = newValue ? storage.mapValues { $0.takeUnretainedValue() } : nil
+        }
+    }
 
     subscript(objectID: ObjectID) -> ManagedObject? {
         get { storage[objectID]?.takeUnretainedValue() }
@@ -17,6 +30,7 @@ final class IdentityMap {
                 insert(newValue, for: objectID)
             } else if let entry = storage.removeValue(forKey: objectID) {
                 entry.takeUnretainedValue()._registry = nil
+                retained?[objectID] = nil
             }
         }
     }
@@ -32,6 +46,7 @@ final class IdentityMap {
             old.takeUnretainedValue()._registry = nil
         }
         object._registry = self
+        retained?[objectID] = object
     }
 
     /// The object registered under `objectID`, or else the one `make` returns, registered under
@@ -48,7 +63,10 @@ final class IdentityMap {
             made = object
             return object
         }
-        made?._registry = self
+        if let made {
+            made._registry = self
+            retained?[objectID] = made
+        }
         return object
     }
 
@@ -86,5 +104,6 @@ final class IdentityMap {
     func removeAll() {
         for entry in storage.values { entry.takeUnretainedValue()._registry = nil }
         storage.removeAll()
+        if retained != nil { retained = [:] }
     }
 }

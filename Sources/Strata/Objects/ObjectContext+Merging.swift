@@ -20,13 +20,17 @@ final class MergeInbox: Sendable {
         self.onArrival = onArrival
     }
 
-    func add(_ changes: ContextChanges) {
-        if let filter, !filter(changes) { return }
+    /// Adds `changes` (if the inbox wants them) without calling ``onArrival``.
+    ///
+    /// - Returns: The wake-up to call once every inbox has the changes, when they arrived in
+    ///   an empty inbox.
+    func add(_ changes: ContextChanges) -> (@Sendable () -> Void)? {
+        if let filter, !filter(changes) { return nil }
         let wasEmpty = pending.withLock { pending -> Bool in
             defer { pending.append(changes) }
             return pending.isEmpty
         }
-        if wasEmpty { onArrival?() }
+        return wasEmpty ? onArrival : nil
     }
 
     func drain() -> [ContextChanges] {
@@ -56,10 +60,19 @@ final class MergeInboxes: Sendable {
         entries.withLock { $0.removeAll { $0.inbox == nil || $0.inbox === inbox } }
     }
 
-    /// Hands `changes` to every inbox but those of the context that saved them.
+    /// Hands `changes` to every inbox but those of the context that saved them, then wakes
+    /// the inboxes' owners.
+    ///
+    /// Every inbox has the changes before any owner wakes: a live query woken by its own inbox
+    /// merges from its context's inbox next, and must find the save there — whichever of the
+    /// two was registered first.
     func post(_ changes: ContextChanges, fromContext source: ObjectIdentifier?) {
         let inboxes = entries.withLock { $0.compactMap(\.inbox) }
-        for inbox in inboxes where source == nil || inbox.owner != source { inbox.add(changes) }
+        var wakeUps: [@Sendable () -> Void] = []
+        for inbox in inboxes where source == nil || inbox.owner != source {
+            if let wakeUp = inbox.add(changes) { wakeUps.append(wakeUp) }
+        }
+        for wakeUp in wakeUps { wakeUp() }
     }
 
     var count: Int { entries.withLock { $0.filter { $0.inbox != nil }.count } }
@@ -113,7 +126,11 @@ extension ObjectContext {
     /// - Deleted objects leave this context: they are no longer registered, fetched or related
     ///   to the objects here, and using them afterwards reports ``StrataError/Code/objectDeleted``
     ///   as for objects whose deletion this context saved.
-    /// - Inserted objects need nothing: fetches find them.
+    /// - Inserted objects are registered, as faults that load their values when first read:
+    ///   ``registeredObject(for:)`` finds them, as after Core Data's
+    ///   `mergeChanges(fromContextDidSave:)`. The context keeps them until it next processes
+    ///   its pending changes (every save does; the view context at the end of the main actor's
+    ///   turn); with ``retainsRegisteredObjects``, until it is reset. Fetches find them either way.
     ///
     /// Merging does not make changes of its own: the context's ``hasChanges`` is what it was,
     /// minus the edits a policy discarded and the deletions it learned of.
@@ -154,10 +171,15 @@ extension ObjectContext {
             forgetDeletedObject(object)
             if announces { deletedObjects.insert(object) }
         }
+        for objectID in changes.insertedObjectIDs {
+            let wasRegistered = registered[objectID] != nil
+            guard let object = try? self.object(with: objectID) else { continue }
+            if !wasRegistered { keptByMerge.append(object) }
+            if announces { insertedObjects.insert(object) }
+        }
+        // The view context lets go of them at the end of the main actor's turn.
+        if !keptByMerge.isEmpty { schedulePostingIfViewContext() }
         if announces {
-            for objectID in changes.insertedObjectIDs {
-                if let object = try? self.object(with: objectID) { insertedObjects.insert(object) }
-            }
             guard !updatedObjects.isEmpty || !insertedObjects.isEmpty || !deletedObjects.isEmpty else { return }
             var notification = ContextNotification(
                 name: .objectsDidChange, insertedObjects: insertedObjects, updatedObjects: updatedObjects,
@@ -290,10 +312,14 @@ extension ObjectContext {
         observedSaves.release(container: container)
     }
 
-    /// Merges the saves collected for live queries, unless the context merges by itself.
+    /// Merges the saves collected for live queries — or, when the context merges by itself,
+    /// the saves it collected for that — so that a woken query always sees the save that woke it.
     func mergeObservedSaves() {
         let saves = observedSaves.drain()
-        guard !automaticallyMergesChangesFromContainer else { return }
+        guard !automaticallyMergesChangesFromContainer else {
+            mergeCollectedChanges()
+            return
+        }
         for changes in saves { mergeChanges(from: changes) }
     }
 }

@@ -225,6 +225,9 @@ final class ContextObservers {
     var pendingRefreshed: [ObjectIdentifier: ManagedObject] = [:]
     /// Whether the view context's `objectsDidChange` is scheduled for the end of the turn.
     var isPostingScheduled = false
+    /// Whether these are the observers of a container's view context (which posts on the main
+    /// actor).
+    var isViewContext = false
 
     func add(_ name: ContextNotification.Name, _ handler: @escaping (ContextNotification) -> Void) -> Int {
         nextID += 1
@@ -253,7 +256,7 @@ final class ContextObservers {
             callback.handler(notification)
         }
         if streams.wants(notification.name) { streams.post(notification.changes) }
-        ContextNotificationHub.shared.post(notification)
+        ContextNotificationHub.shared.post(notification, fromViewContext: isViewContext)
     }
 
     func clearPendingChanges() {
@@ -315,6 +318,7 @@ extension ObjectContext {
     /// context.processPendingChanges()   // prints 1
     /// ```
     public func processPendingChanges() {
+        keptByMerge.removeAll()
         mergeCollectedChanges()
         observers.isPostingScheduled = false
         guard observers.tracksChanges else { return }
@@ -335,7 +339,7 @@ extension ObjectContext {
 
     /// Schedules the view context's `objectsDidChange` for the end of the main actor's turn,
     /// once per turn.
-    private func schedulePostingIfViewContext() {
+    func schedulePostingIfViewContext() {
         guard isViewContext, !observers.isPostingScheduled, let container else { return }
         observers.isPostingScheduled = true
         Task { @MainActor [weak container] in container?.viewContext.processPendingChanges() }

@@ -66,13 +66,20 @@ public final class ObjectContext {
     /// Saves of other contexts to merge, when ``automaticallyMergesChangesFromContainer`` is on.
     var mergeInbox: MergeInbox?
     /// Whether this is its container's ``PersistentContainer/viewContext`` (main actor).
-    var isViewContext = false
+    var isViewContext: Bool {
+        get { observers.isViewContext }
+        set { observers.isViewContext = newValue }
+    }
     /// Whether saves check each object's own rules (required values, ranges, validation
     /// predicates). Only importers that copy a store another program validated turn it off,
     /// because they save objects before their required relationships are set.
     var validatesObjectsOnSave = true
     /// Saves of other contexts collected for this context's live queries.
     var observedSaves = ObservedSaves()
+    /// The objects the last merges registered for other contexts' insertions, kept until the
+    /// context next processes its pending changes (for the view context, at the end of the
+    /// main actor's turn), as Core Data keeps them until its run loop's turn ends.
+    var keptByMerge: [ManagedObject] = []
     /// The last answer of ``schemaEntity(for:)``.
     private var lastSchemaEntity: (asked: Entity, found: Entity)?
 
@@ -243,6 +250,28 @@ public final class ObjectContext {
             unsaved.removeChange(of: key)
             object.context = nil
         }
+    }
+
+    /// Whether the context keeps every object it registers alive (Core Data's
+    /// `retainsRegisteredObjects`); `false` by default.
+    ///
+    /// By default the context holds objects without retaining them: an object without unsaved
+    /// changes lives as long as the program uses it, and ``registeredObject(for:)`` finds it
+    /// while it lives. With this on, every registered object — fetched, inserted, or
+    /// registered by a merge of another context's save — stays registered until the context
+    /// is ``reset()`` or this is turned off (which lets go of them all).
+    ///
+    /// ```swift
+    /// context.retainsRegisteredObjects = true
+    /// _ = try context.fetch(Movie.self)
+    /// context.registeredObject(for: id)   // still there, though nobody holds the movies
+    /// ```
+    ///
+    /// Objects keep their context alive, so a context that retains its objects lives until
+    /// one of those two happens: turn it off (or reset) when you are done with the context.
+    public var retainsRegisteredObjects: Bool {
+        get { registered.retainsObjects }
+        set { registered.retainsObjects = newValue }
     }
 
     /// The registered object with `objectID`, or `nil` when the context holds none.

@@ -147,10 +147,85 @@ public final class EntityObserver<Model: ManagedObject> {
         observeChanges(upon: .didSave, for: kinds, filter: filter, handler: handler)
     }
 
+    /// Calls `handler`, on the main actor, with the `Model` objects that changed upon `event`:
+    /// the main-actor form of ``observeChanges(upon:for:filter:handler:)``, whose handler and
+    /// filter may use main-actor state (a view model's properties, a test's collected results).
+    ///
+    /// ```swift
+    /// @MainActor final class PeopleModel {
+    ///     var newPeople: [String] = []
+    ///     var observer: EntityObserver<Person>?
+    ///     func start(_ context: ObjectContext) {   // the view context
+    ///         observer = EntityObserver<Person>(context: context).observeChangesOnMainActor(for: .inserted) {
+    ///             inserted, _, _ in self.newPeople += inserted.map(\.name)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// An observer of one context calls the handler synchronously as that context posts; the
+    /// context must be used on the main actor (the ``PersistentContainer/viewContext``, or a
+    /// context made and used there), which the handler checks. An observer of every context
+    /// hears the view context of every container of the process (other contexts post in their
+    /// own isolation domains, where main-actor state cannot be touched; use
+    /// ``observeChanges(upon:for:filter:handler:)`` for those).
+    ///
+    /// - Parameters:
+    ///   - event: When: ``EntityObserverEvent/didSave`` by default.
+    ///   - kinds: Which kinds of change; ``EntityChangeKinds/any`` by default.
+    ///   - filter: Objects for which it returns `false` are left out.
+    ///   - handler: Called on the main actor with the inserted, updated and deleted objects.
+    /// - Returns: The observer, for chaining.
+    @MainActor @discardableResult
+    public func observeChangesOnMainActor(
+        upon event: Event = .didSave, for kinds: Kinds = .any, filter: (@MainActor (Model) -> Bool)? = nil,
+        handler: @escaping @MainActor (_ inserted: [Model], _ updated: [Model], _ deleted: [Model]) -> Void
+    ) -> Self {
+        if let context {
+            observations.append(
+                context.addObserver(for: event.notificationName) { notification in
+                    MainActor.preconditionIsolated(
+                        "EntityObserver.observeChangesOnMainActor: the observed context posted off the main actor; observe the view context (or a context used on the main actor), or use observeChanges(upon:for:filter:handler:).")
+                    Self.deliverOnMainActor(notification, event: event, kinds: kinds, filter: filter, to: handler)
+                })
+        } else {
+            let forward: @MainActor @Sendable (ContextNotification) -> Void = { notification in
+                Self.deliverOnMainActor(notification, event: event, kinds: kinds, filter: filter, to: handler)
+            }
+            observations.append(HubRegistration(ContextNotificationHub.shared.addForViewContexts(event.notificationName, forward)))
+        }
+        return self
+    }
+
+    /// Calls `handler`, on the main actor, with the changes of `Model` objects of `kinds` upon
+    /// `didSave` (see ``observeChangesOnMainActor(upon:for:filter:handler:)``).
+    @MainActor @discardableResult
+    public func observeChangesOnMainActor(
+        for kinds: Kinds, filter: (@MainActor (Model) -> Bool)? = nil,
+        handler: @escaping @MainActor (_ inserted: [Model], _ updated: [Model], _ deleted: [Model]) -> Void
+    ) -> Self {
+        observeChangesOnMainActor(upon: .didSave, for: kinds, filter: filter, handler: handler)
+    }
+
     /// Stops observing. Releasing the observer does the same.
     public func cancel() {
         for observation in observations { (observation as? ContextObservation)?.cancel() }
         observations.removeAll()
+    }
+
+    /// Calls `handler` with the `Model` objects of the kinds asked for in `notification` that
+    /// pass `filter`, unless there are none.
+    @MainActor private static func deliverOnMainActor(
+        _ notification: ContextNotification, event: Event, kinds: Kinds, filter: (@MainActor (Model) -> Bool)?,
+        to handler: @MainActor (_ inserted: [Model], _ updated: [Model], _ deleted: [Model]) -> Void
+    ) {
+        guard let changes = Self.changes(in: notification, event: event, kinds: kinds, filter: nil) else { return }
+        let kept = { (objects: [Model]) in objects.filter { filter?($0) ?? true } }
+        let inserted = kept(changes.inserted)
+        let updated = kept(changes.updated)
+        let deleted = kept(changes.deleted)
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
+        handler(inserted, updated, deleted)
     }
 
     /// The `Model` objects of the kinds asked for in `notification`, or `nil` when there are none.

@@ -114,8 +114,31 @@ extension PostgresStore {
                     transactions[index].changes = changes[transactions[index].transactionNumber] ?? []
                 }
             }
+            // Checked after reading: history pruned meanwhile is reported too.
+            if let token = request.token { try checkNotExpired(token, session: session) }
             return transactions
         }
+    }
+
+    /// Throws ``StrataError/Code/historyTokenExpired`` when history after `token` was pruned.
+    ///
+    /// Transaction numbers come from the counter table inside each writing transaction, so
+    /// they have no gaps but pruned ones: history after the token is whole exactly when the
+    /// first transaction after it is the next number, or when no number after it was given out.
+    private func checkNotExpired(_ token: HistoryToken, session: PostgresSession) throws {
+        var bindings = PostgresBindings()
+        bindings.append(integer: token.transactionNumber)
+        let row = try session.query(
+            """
+            SELECT (SELECT MIN("number") FROM \(quoted(Self.historyTransactionTable)) WHERE "number" > $1),
+            (SELECT MAX("last") FROM \(quoted(Self.historyCounterTable)))
+            """, bindings
+        ).rows.first?.makeRandomAccess()
+        let next = row.flatMap { PostgresValueCoding.integer($0[0]) }
+        let lastGiven = row.flatMap { PostgresValueCoding.integer($0[1]) } ?? 0
+        if let next, next == token.transactionNumber + 1 { return }
+        if next == nil, lastGiven <= token.transactionNumber { return }
+        throw StrataError.historyTokenExpired(token, oldestKept: next, fileURL: url)
     }
 
     /// The changes of the transactions numbered `first` through `last`, by transaction.

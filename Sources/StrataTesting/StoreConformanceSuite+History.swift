@@ -184,6 +184,37 @@ extension StoreConformanceSuite {
         #expect(try context.count(for: Person.self) == 5)
     }
 
+    /// A reader whose token points before pruned history learns that it missed changes
+    /// (Core Data's `NSPersistentHistoryTokenExpiredError`), never a silent skip; a token at or
+    /// after the pruning point reads on.
+    func readingFromAPrunedTokenReportsItExpired() throws {
+        let container = try makeHistoryContainer()
+        let context = container.newBackgroundContext()
+        for index in 0..<4 {
+            Person(context: context).name = "Person \(index)"
+            try context.save()
+        }
+        let tokens = try container.fetchHistory().map(\.token)
+        try #require(tokens.count == 4)
+        #expect(try container.deleteHistory(before: tokens[2]) == 2)  // 1 and 2 are gone
+        let expired = #expect(throws: StrataError.self) { try container.fetchHistory(HistoryFetchRequest(after: tokens[0])) }
+        #expect(expired?.code == .historyTokenExpired)
+        // The token of the last pruned transaction misses nothing: 3 and 4 follow it.
+        #expect(try container.fetchHistory(HistoryFetchRequest(after: tokens[1])).map(\.token) == [tokens[2], tokens[3]])
+        #expect(try container.fetchHistory(HistoryFetchRequest(after: tokens[3])).isEmpty)
+
+        // Everything pruned: a token before the last transaction missed it, the newest did not.
+        _ = try container.deleteHistory(before: Date().addingTimeInterval(1))
+        #expect(try container.fetchHistory().isEmpty)
+        let afterAll = #expect(throws: StrataError.self) { try container.fetchHistory(HistoryFetchRequest(after: tokens[2])) }
+        #expect(afterAll?.code == .historyTokenExpired)
+        #expect(try container.fetchHistory(HistoryFetchRequest(after: tokens[3])).isEmpty)
+        // New transactions after the newest token read on.
+        Person(context: context).name = "After"
+        try context.save()
+        #expect(try container.fetchHistory(HistoryFetchRequest(after: tokens[3])).count == 1)
+    }
+
     func mergingATransactionRefreshesAndForgetsObjects() throws {
         let container = try makeHistoryContainer()
         let writer = container.newBackgroundContext()

@@ -83,6 +83,7 @@ public struct StoreConformanceSuite: Sendable {
         case deletedObjectsLeaveTombstonesInHistory
         case aFailedSaveRecordsNoHistory
         case deletingHistoryKeepsWhatComesAfter
+        case readingFromAPrunedTokenReportsItExpired
         case mergingATransactionRefreshesAndForgetsObjects
         case storesWithoutHistoryRecordNone
 
@@ -91,6 +92,7 @@ public struct StoreConformanceSuite: Sendable {
         case batchInsertsResolveUniquenessByMergePolicy
         case batchInsertsTakeHandlersAndValueSnapshots
         case batchUpdatesSetValuesAndRaiseVersions
+        case stringsHoldingTheNullCharacterAreRefusedEverywhere
         case badBatchUpdatesAreTypedErrorsAndWriteNothing
         case batchDeletesApplyDeleteRules
         case aDenyRuleRefusesTheWholeBatchDelete
@@ -188,6 +190,7 @@ public struct StoreConformanceSuite: Sendable {
         case .deletedObjectsLeaveTombstonesInHistory: try deletedObjectsLeaveTombstonesInHistory()
         case .aFailedSaveRecordsNoHistory: try aFailedSaveRecordsNoHistory()
         case .deletingHistoryKeepsWhatComesAfter: try deletingHistoryKeepsWhatComesAfter()
+        case .readingFromAPrunedTokenReportsItExpired: try readingFromAPrunedTokenReportsItExpired()
         case .mergingATransactionRefreshesAndForgetsObjects: try mergingATransactionRefreshesAndForgetsObjects()
         case .storesWithoutHistoryRecordNone: try storesWithoutHistoryRecordNone()
 
@@ -196,6 +199,7 @@ public struct StoreConformanceSuite: Sendable {
         case .batchInsertsResolveUniquenessByMergePolicy: try batchInsertsResolveUniquenessByMergePolicy()
         case .batchInsertsTakeHandlersAndValueSnapshots: try batchInsertsTakeHandlersAndValueSnapshots()
         case .batchUpdatesSetValuesAndRaiseVersions: try batchUpdatesSetValuesAndRaiseVersions()
+        case .stringsHoldingTheNullCharacterAreRefusedEverywhere: try stringsHoldingTheNullCharacterAreRefusedEverywhere()
         case .badBatchUpdatesAreTypedErrorsAndWriteNothing: try badBatchUpdatesAreTypedErrorsAndWriteNothing()
         case .batchDeletesApplyDeleteRules: try batchDeletesApplyDeleteRules()
         case .aDenyRuleRefusesTheWholeBatchDelete: try aDenyRuleRefusesTheWholeBatchDelete()

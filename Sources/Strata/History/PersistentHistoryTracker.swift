@@ -29,7 +29,13 @@ import Foundation
 /// (``StoreDescription/isPersistentHistoryTrackingEnabled``) are tracked.
 ///
 /// An author that stops reading for good holds pruning back; remove it with
-/// ``forgetAuthor(_:)``.
+/// ``forgetAuthor(_:)``, or prune by the kit's rule (``HistoryPruningRule/mergedByEveryAuthorOrOld``),
+/// which deletes history older than ``maxTransactionAge`` whoever has not read it.
+///
+/// When history this tracker had not merged yet was pruned (by another writer's rule, or by
+/// hand), what changed meanwhile is unknown: the tracker merges a remote change (every object
+/// of the view context and of the merge targets is refreshed), goes on from the oldest
+/// transaction left, and records ``StrataError/Code/historyTokenExpired`` in ``lastError``.
 public actor PersistentHistoryTracker {
     /// The container whose stores are tracked.
     public nonisolated let container: PersistentContainer
@@ -44,6 +50,8 @@ public actor PersistentHistoryTracker {
     public nonisolated let remoteChangePollingInterval: Duration?
     /// Whether merged transactions reach the container's view context.
     public nonisolated let mergesIntoViewContext: Bool
+    /// Which history the tracker deletes after merging.
+    public var pruningRule: HistoryPruningRule
     /// The last error met while processing in the background, if any (processing goes on at
     /// the next commit).
     public private(set) var lastError: (any Error)?
@@ -67,16 +75,19 @@ public actor PersistentHistoryTracker {
     ///   - remoteChangePollingInterval: How often the stores look for other processes'
     ///     commits while the tracker runs; `nil` leaves polling as the store descriptions set it.
     ///   - mergesIntoViewContext: Whether to merge into the view context (on the main actor).
+    ///   - pruningRule: Which history to delete after merging; by default what every author
+    ///     merged, once older than `maxTransactionAge`.
     public init(
         container: PersistentContainer, currentAuthor: TransactionAuthor,
         maxTransactionAge: TimeInterval = 7 * 24 * 3600, remoteChangePollingInterval: Duration? = .milliseconds(250),
-        mergesIntoViewContext: Bool = true
+        mergesIntoViewContext: Bool = true, pruningRule: HistoryPruningRule = .mergedByEveryAuthorOnceOld
     ) {
         self.container = container
         self.currentAuthor = currentAuthor
         self.maxTransactionAge = maxTransactionAge
         self.remoteChangePollingInterval = remoteChangePollingInterval
         self.mergesIntoViewContext = mergesIntoViewContext
+        self.pruningRule = pruningRule
     }
 
     /// Whether the tracker is running.
@@ -174,12 +185,26 @@ public actor PersistentHistoryTracker {
             // Everything up to the store's newest transaction, read first, is either in the
             // fetch below or this tracker's own: the position may move past it either way.
             let head = try store.currentHistoryToken()
-            let transactions = try store.fetchHistory(
-                HistoryFetchRequest(after: lastTokens[store.identifier], excludedAuthors: [currentAuthor.name]))
+            let transactions: [HistoryTransaction]
+            var refreshesEverything = false
+            do {
+                transactions = try store.fetchHistory(
+                    HistoryFetchRequest(after: lastTokens[store.identifier], excludedAuthors: [currentAuthor.name]))
+            } catch let error as StrataError where error.code == .historyTokenExpired {
+                // Transactions this tracker had not merged were pruned: what they changed is
+                // unknown, so every target refreshes all it holds, then the rest merges as usual.
+                lastError = error
+                let position = lastTokens[store.identifier]?.transactionNumber ?? 0
+                transactions = try store.fetchHistory(HistoryFetchRequest(excludedAuthors: [currentAuthor.name]))
+                    .filter { $0.transactionNumber > position }
+                refreshesEverything = true
+            }
             let start = HistoryToken(storeIdentifier: store.identifier, transactionNumber: 0)
             let newest = [transactions.last?.token, head, lastTokens[store.identifier]].compactMap { $0 }.max() ?? start
-            if !transactions.isEmpty {
-                let summaries = transactions.map { $0.objectIDNotification() }
+            let summaries =
+                (refreshesEverything ? [ContextChanges(name: .didSave, isRemoteChange: true)] : [])
+                + transactions.map { $0.objectIDNotification() }
+            if !summaries.isEmpty {
                 if mergesIntoViewContext {
                     // One hop to the main actor for the whole batch, merged in commit order.
                     await MainActor.run { [container] in
@@ -199,7 +224,12 @@ public actor PersistentHistoryTracker {
             }
             merged += transactions
         }
-        if lastPruning.map({ Date().timeIntervalSince($0) >= Self.pruningInterval }) ?? true {
+        let due: Bool
+        switch pruningRule {
+        case .mergedByEveryAuthorOnceOld: due = lastPruning.map { Date().timeIntervalSince($0) >= Self.pruningInterval } ?? true
+        case .mergedByEveryAuthorOrOld: due = true
+        }
+        if due {
             lastPruning = Date()
             try pruneHistory()
         }
@@ -209,9 +239,10 @@ public actor PersistentHistoryTracker {
     /// How often processing prunes at most.
     static let pruningInterval: TimeInterval = 60
 
-    /// Deletes the history every known author has merged and that is older than
-    /// ``maxTransactionAge``. Known authors are those whose position is recorded in the store
-    /// (every tracker's ``currentAuthor``, once it ran).
+    /// Deletes history by ``pruningRule``: by default what every known author has merged and
+    /// that is older than ``maxTransactionAge``; by the kit's rule, what every known author has
+    /// merged, and whatever is older than ``maxTransactionAge``. Known authors are those whose
+    /// position is recorded in the store (every tracker's ``currentAuthor``, once it ran).
     ///
     /// - Returns: The number of transactions deleted.
     /// - Throws: ``StrataError`` when the store cannot be written.
@@ -225,7 +256,13 @@ public actor PersistentHistoryTracker {
             guard let oldest = marks.values.min(), marks[currentAuthor.name] != nil else { continue }
             // Everything up to and including the oldest position has been merged by everyone.
             let before = HistoryToken(storeIdentifier: store.identifier, transactionNumber: oldest.transactionNumber + 1)
-            deleted += try store.deleteHistory(HistoryDeleteRequest(token: before, date: cutoff))
+            switch pruningRule {
+            case .mergedByEveryAuthorOnceOld:
+                deleted += try store.deleteHistory(HistoryDeleteRequest(token: before, date: cutoff))
+            case .mergedByEveryAuthorOrOld:
+                deleted += try store.deleteHistory(HistoryDeleteRequest(before: before))
+                deleted += try store.deleteHistory(HistoryDeleteRequest(before: cutoff))
+            }
         }
         return deleted
     }
@@ -260,4 +297,25 @@ public actor PersistentHistoryTracker {
             lastError = error
         }
     }
+}
+
+/// Which history a ``PersistentHistoryTracker`` deletes once it has merged.
+///
+/// ```swift
+/// let tracker = PersistentHistoryTracker(
+///     container: container, currentAuthor: "app", maxTransactionAge: 24 * 3600,
+///     pruningRule: .mergedByEveryAuthorOrOld)   // the data-stack kit's cleaner
+/// ```
+public enum HistoryPruningRule: Sendable, Hashable, CaseIterable {
+    /// Strata's default: history every known author has merged, once it is older than
+    /// ``PersistentHistoryTracker/maxTransactionAge``, checked at most once a minute. An
+    /// author that lags never loses a transaction it has not read (it holds pruning back
+    /// until it reads, or is forgotten with ``PersistentHistoryTracker/forgetAuthor(_:)``).
+    case mergedByEveryAuthorOnceOld
+    /// The data-stack kit's rule, after every pass: history every known author has merged, at
+    /// once, and any history older than ``PersistentHistoryTracker/maxTransactionAge``,
+    /// merged or not. An author that lags longer than that misses transactions: its next read
+    /// reports ``StrataError/Code/historyTokenExpired`` (a tracker refreshes everything and
+    /// goes on).
+    case mergedByEveryAuthorOrOld
 }

@@ -129,6 +129,7 @@ extension SQLiteStore {
         }
         do {
             return try gatedRead { db in
+                if let token = request.token { try checkNotExpired(token, in: db) }
                 var transactions = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
                     HistoryTransaction(
                         token: HistoryToken(storeIdentifier: identifier, transactionNumber: row[0]),
@@ -149,6 +150,24 @@ extension SQLiteStore {
         } catch {
             throw storeError(error, sql: sql)
         }
+    }
+
+    /// Throws ``StrataError/Code/historyTokenExpired`` when history after `token` was pruned.
+    ///
+    /// Transaction numbers have no gaps but pruned ones (AUTOINCREMENT numbers are taken in
+    /// the writing transaction, so a rolled-back save takes none): history after the token is
+    /// whole exactly when the first transaction after it is the next number, or when no number
+    /// after it was ever given out.
+    private func checkNotExpired(_ token: HistoryToken, in db: Database) throws {
+        let table = quoted(Self.historyTransactionTable)
+        let next = try Int64.fetchOne(db, sql: "SELECT MIN(\"number\") FROM \(table) WHERE \"number\" > ?", arguments: [token.transactionNumber])
+        let lastGiven =
+            next == nil
+            ? try Int64.fetchOne(db, sql: "SELECT \"seq\" FROM sqlite_sequence WHERE \"name\" = ?", arguments: [Self.historyTransactionTable])
+            : nil
+        if let next, next == token.transactionNumber + 1 { return }
+        if next == nil, (lastGiven ?? 0) <= token.transactionNumber { return }
+        throw StrataError.historyTokenExpired(token, oldestKept: next, fileURL: url)
     }
 
     /// The changes of the transactions numbered `first` through `last`, by transaction.
@@ -316,10 +335,18 @@ extension SQLiteStore {
     /// that name their objects; this store's own transactions were announced when saved.
     func remoteCommitsFromHistory() -> [StoreCommit]? {
         let last = historyAnnouncement.withLock { $0.lastSeen }
-        guard
-            let transactions = try? fetchHistory(
+        let transactions: [HistoryTransaction]
+        do {
+            transactions = try fetchHistory(
                 HistoryFetchRequest(after: last.map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) }))
-        else { return nil }
+        } catch let error as StrataError where error.code == .historyTokenExpired {
+            // Pruned past what this store had read: every transaction left is newer (the
+            // unknown changes are announced below).
+            guard let remaining = try? fetchHistory(HistoryFetchRequest()) else { return nil }
+            transactions = remaining
+        } catch {
+            return nil
+        }
         let own = historyAnnouncement.withLock { state -> Set<Int64> in
             if let newest = transactions.last?.transactionNumber {
                 state.lastSeen = max(state.lastSeen ?? 0, newest)

@@ -213,6 +213,14 @@ extension StrataError.Code {
     public static let storeClosed = Self(rawValue: "storeClosed")
     /// The context has no store for the object's entity.
     public static let noStore = Self(rawValue: "noStore")
+    /// No open store has the name (and configuration) asked for
+    /// (``PersistentContainer/removePersistentStore(named:configurationName:)``).
+    public static let storeNotFound = Self(rawValue: "storeNotFound")
+    /// A history token points before the oldest transaction the store still keeps: history
+    /// after it was pruned, so a reader starting there would miss changes (Core Data's
+    /// `NSPersistentHistoryTokenExpiredError`). Refetch what you show from the store, then go
+    /// on from ``PersistentContainer/currentHistoryToken()``.
+    public static let historyTokenExpired = Self(rawValue: "historyTokenExpired")
     /// Persistent history was asked of a store that does not track it (open the store with
     /// ``StoreDescription/isPersistentHistoryTrackingEnabled``), or a history token belongs to
     /// another store.

@@ -23,6 +23,8 @@ public struct PersistentHistoryTrackingOptions: Sendable, Hashable {
     public var remoteChangePollingInterval: Duration?
     /// Whether the tracker merges other authors' transactions into the view context.
     public var mergesIntoViewContext: Bool
+    /// Which history the tracker deletes after merging (Strata's default, or the kit's rule).
+    public var pruningRule: HistoryPruningRule
 
     /// Creates options.
     ///
@@ -31,13 +33,16 @@ public struct PersistentHistoryTrackingOptions: Sendable, Hashable {
     ///   - remoteChangePollingInterval: How often to look for other processes' commits; every
     ///     250 ms by default, `nil` for never.
     ///   - mergesIntoViewContext: Whether to merge into the view context; `true` by default.
+    ///   - pruningRule: Which history to delete after merging; Strata's default
+    ///     (``HistoryPruningRule/mergedByEveryAuthorOnceOld``) unless given.
     public init(
         maxTransactionAge: TimeInterval? = nil, remoteChangePollingInterval: Duration? = .milliseconds(250),
-        mergesIntoViewContext: Bool = true
+        mergesIntoViewContext: Bool = true, pruningRule: HistoryPruningRule = .mergedByEveryAuthorOnceOld
     ) {
         self.maxTransactionAge = maxTransactionAge
         self.remoteChangePollingInterval = remoteChangePollingInterval
         self.mergesIntoViewContext = mergesIntoViewContext
+        self.pruningRule = pruningRule
     }
 
     /// A tracker for `container` with these options, starting: it runs as soon as the actor
@@ -45,7 +50,8 @@ public struct PersistentHistoryTrackingOptions: Sendable, Hashable {
     func startedTracker(container: PersistentContainer, currentAuthor: TransactionAuthor) -> PersistentHistoryTracker {
         let tracker = PersistentHistoryTracker(
             container: container, currentAuthor: currentAuthor, maxTransactionAge: maxTransactionAge ?? 7 * 24 * 3600,
-            remoteChangePollingInterval: remoteChangePollingInterval, mergesIntoViewContext: mergesIntoViewContext)
+            remoteChangePollingInterval: remoteChangePollingInterval, mergesIntoViewContext: mergesIntoViewContext,
+            pruningRule: pruningRule)
         Task { await tracker.startMonitoringUnlessStopped() }
         return tracker
     }

@@ -34,3 +34,15 @@ public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStrin
     /// `<store>#<number>`.
     public var description: String { "\(storeIdentifier)#\(transactionNumber)" }
 }
+
+extension StrataError {
+    /// The error of a history read that starts at `token`, after which history was pruned.
+    ///
+    /// - Parameter oldestKept: The oldest transaction after the token the store still has, if any.
+    public static func historyTokenExpired(_ token: HistoryToken, oldestKept: Int64?, fileURL: URL? = nil) -> StrataError {
+        StrataError(
+            .historyTokenExpired,
+            "History after \(token) was pruned\(oldestKept.map { " (the oldest transaction kept is #\($0))" } ?? ""): changes made since the token can no longer be read. Refetch what you show from the store, then go on from the current history token.",
+            fileURL: fileURL)
+    }
+}

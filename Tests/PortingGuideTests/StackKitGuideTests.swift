@@ -20,7 +20,7 @@ enum StackGuide {
 
     @Test func theDefaultStack() throws {
         let folder = try TemporaryDirectory()
-        let storesFolder = folder.url   // the app's stores folder; by default CoreDataStores in the data folder
+        let storesFolder = folder.url   // the folder CoreDataStores/ goes in; by default the data folder
         // sample: DefaultCoreDataStack
         let modelName = "Movies"
         let modelBundle = Bundle.module
@@ -30,7 +30,7 @@ enum StackGuide {
         let mainContext = stack.context
         // end sample
         let store = try #require(mainContext.container?.persistentStore(named: "Movies"))
-        #expect(store.url?.path == storesFolder.path + "/Default/Movies/Movies.sqlite")
+        #expect(store.url?.path == storesFolder.path + "/CoreDataStores/Default/Movies/Movies.sqlite")
     }
 
     @Test func entityObservers() throws {
@@ -120,25 +120,25 @@ enum StackGuide {
         let applicationSupport = folder.url
         // sample: Store locations
         // SQLiteStore.defaultDirectory = myFolder            // at launch, to place every store elsewhere
-        let common = SQLiteStore.commonDirectory(in: applicationSupport)   // …/CoreDataStores
-        let folderURL = SQLiteStore.directory(forStoreName: "Movies", configurationName: nil, in: common)
-        let url = SQLiteStore.url(forStoreName: "Movies", in: common)      // …/Default/Movies/Movies.sqlite
-        try SQLiteStore.delete(forStoreName: "Movies", in: common)        // the store's folder, every file in it
-        try SQLiteStore.deleteAll(in: common)                             // every store
+        let common = try SQLiteStore.commonDirectory(in: applicationSupport)   // …/CoreDataStores, created
+        let folderURL = try SQLiteStore.directory(forStoreName: "Movies", configurationName: nil, in: applicationSupport)
+        let url = try SQLiteStore.url(forStoreName: "Movies", in: applicationSupport)  // …/Default/Movies/Movies.sqlite
+        try SQLiteStore.delete(forStoreName: "Movies", in: applicationSupport)        // the store's folder, every file in it
+        try SQLiteStore.deleteAll(in: applicationSupport)                             // every store
         // end sample
         #expect(common.path == applicationSupport.path + "/CoreDataStores")
         #expect(folderURL.path == common.path + "/Default/Movies")
         #expect(url.path == folderURL.path + "/Movies.sqlite")
-        #expect(SQLiteStore.commonDirectory().lastPathComponent == "CoreDataStores")
+        #expect(!FileManager.default.fileExists(atPath: common.path))
     }
 
     @Test func storesByName() throws {
         let folder = try TemporaryDirectory()
         let schema = try Schema([Person.self])
         let container = try PersistentContainer(name: "People", schema: schema, storeDescriptions: [])
-        let common = SQLiteStore.commonDirectory(in: folder.url)
+        let applicationSupport = folder.url
         // sample: Stores by name
-        try container.addPersistentStore(ofType: .sqlite, configurationName: nil, storeName: "People", in: common, options: nil)
+        try container.addPersistentStore(ofType: .sqlite, configurationName: nil, storeName: "People", in: applicationSupport, options: nil)
         let store = container.persistentStore(named: "People", configurationName: nil)
         try container.removePersistentStore(named: "People", configurationName: nil)
         try container.removePersistentStores(forConfigurationName: nil)

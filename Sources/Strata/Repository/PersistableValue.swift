@@ -24,7 +24,9 @@ public protocol PersistableValue {
     /// The type of ``identity``.
     associatedtype Identity: PredicateArgument
 
-    /// The entity's name (default: ``Model``'s entity).
+    /// The entity's name (default: ``Model``'s entity). A value whose ``Model`` is
+    /// `ManagedObject` itself (objects without a class of their own, as the Rx kit's
+    /// `Persistable` uses them) must name its entity here.
     static var entityName: String { get }
 
     /// The attribute whose value identifies each object; also the default sort of
@@ -59,10 +61,10 @@ extension PersistableValue {
     static func fetchRequest(
         where predicate: FetchPredicate<Model>?, sortedBy sortDescriptors: [FetchSortDescriptor<Model>]?
     ) -> FetchRequest<Model> {
-        var request = FetchRequest<Model>(
-            predicate: predicate, sortDescriptors: sortDescriptors ?? [FetchSortDescriptor(key: primaryAttributeName)])
-        request.entityName = entityName
-        return request
+        // By name: a value stored as a plain `ManagedObject` (the Rx kit's way) has no class entity.
+        FetchRequest<Model>(
+            entityName: entityName, predicate: predicate,
+            sortDescriptors: sortDescriptors ?? [FetchSortDescriptor(key: primaryAttributeName)])
     }
 }
 
@@ -187,8 +189,7 @@ extension ObjectContext {
 
     /// The object `persistable`'s predicate finds, if any.
     private func existingObject<P: PersistableValue>(for persistable: P) throws -> P.Model? {
-        var request = FetchRequest<P.Model>(predicate: persistable.predicate())
-        request.entityName = P.entityName
+        var request = FetchRequest<P.Model>(entityName: P.entityName, predicate: persistable.predicate())
         request.fetchLimit = 1
         return try fetch(request).first
     }

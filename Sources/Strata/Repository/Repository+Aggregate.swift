@@ -101,18 +101,32 @@ extension Repository {
 
     // MARK: Aggregate subscriptions
 
-    /// The count, now and after each save that changes objects of `type`, as `Result`s.
+    // Each subscription re-runs after the saves that change objects of its entity — or, with a
+    // `changeTrackingRequest`, of that request's entity (as fetch subscriptions do): for
+    // predicates that reach related objects, which a save of those may change.
+
+    /// The count, now and after each save that changes objects of `type` (or of
+    /// `changeTrackingRequest`'s entity), as `Result`s.
+    ///
+    /// ```swift
+    /// // Movies with more than three reviews, recounted when reviews change:
+    /// let counts = repository.countSubscription(
+    ///     of: Movie.self, where: FetchPredicate(format: "reviews.@count > 3"),
+    ///     changeTrackingRequest: FetchRequest<Review>())
+    /// ```
     public func countSubscription<Managed: ManagedObject>(
-        of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil
+        of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncStream<Result<Int, RepositoryError>> {
-        countSubscription(predicate).resultStream()
+        countSubscription(predicate, changeTrackingRequest).resultStream()
     }
 
     /// The count, now and after each change, ending with the first failure.
     public func countThrowingSubscription<Managed: ManagedObject>(
-        of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil
+        of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncThrowingStream<Int, any Error> {
-        countSubscription(predicate).throwingStream()
+        countSubscription(predicate, changeTrackingRequest).throwingStream()
     }
 
     /// The sum, now and after each save that changes objects of its entity, as `Result`s.
@@ -121,58 +135,66 @@ extension Repository {
     /// for await total in repository.sumSubscription(\Movie.boxOffice) { print(try total.get()) }
     /// ```
     public func sumSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncStream<Result<Value.Sum, RepositoryError>> where Value.Sum: Sendable {
-        sumSubscription(keyPath, predicate).resultStream()
+        sumSubscription(keyPath, predicate, changeTrackingRequest).resultStream()
     }
 
     /// The sum, now and after each change, ending with the first failure.
     public func sumThrowingSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncThrowingStream<Value.Sum, any Error> where Value.Sum: Sendable {
-        sumSubscription(keyPath, predicate).throwingStream()
+        sumSubscription(keyPath, predicate, changeTrackingRequest).throwingStream()
     }
 
     /// The average, now and after each change, as `Result`s.
     public func averageSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncStream<Result<Value.Average?, RepositoryError>> where Value.Average: Sendable {
-        valueSubscription(.average, keyPath, predicate) { Value.average(from: $0) }.resultStream()
+        valueSubscription(.average, keyPath, predicate, changeTrackingRequest) { Value.average(from: $0) }.resultStream()
     }
 
     /// The average, now and after each change, ending with the first failure.
     public func averageThrowingSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncThrowingStream<Value.Average?, any Error> where Value.Average: Sendable {
-        valueSubscription(.average, keyPath, predicate) { Value.average(from: $0) }.throwingStream()
+        valueSubscription(.average, keyPath, predicate, changeTrackingRequest) { Value.average(from: $0) }.throwingStream()
     }
 
     /// The minimum, now and after each change, as `Result`s.
     public func minSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncStream<Result<Value.Bound?, RepositoryError>> where Value.Bound: Sendable {
-        valueSubscription(.min, keyPath, predicate) { Value.bound(from: $0) }.resultStream()
+        valueSubscription(.min, keyPath, predicate, changeTrackingRequest) { Value.bound(from: $0) }.resultStream()
     }
 
     /// The minimum, now and after each change, ending with the first failure.
     public func minThrowingSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncThrowingStream<Value.Bound?, any Error> where Value.Bound: Sendable {
-        valueSubscription(.min, keyPath, predicate) { Value.bound(from: $0) }.throwingStream()
+        valueSubscription(.min, keyPath, predicate, changeTrackingRequest) { Value.bound(from: $0) }.throwingStream()
     }
 
     /// The maximum, now and after each change, as `Result`s.
     public func maxSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncStream<Result<Value.Bound?, RepositoryError>> where Value.Bound: Sendable {
-        valueSubscription(.max, keyPath, predicate) { Value.bound(from: $0) }.resultStream()
+        valueSubscription(.max, keyPath, predicate, changeTrackingRequest) { Value.bound(from: $0) }.resultStream()
     }
 
     /// The maximum, now and after each change, ending with the first failure.
     public func maxThrowingSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
+        _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
+        changeTrackingRequest: (any ChangeTrackingRequest)? = nil
     ) -> AsyncThrowingStream<Value.Bound?, any Error> where Value.Bound: Sendable {
-        valueSubscription(.max, keyPath, predicate) { Value.bound(from: $0) }.throwingStream()
+        valueSubscription(.max, keyPath, predicate, changeTrackingRequest) { Value.bound(from: $0) }.throwingStream()
     }
 
     private func aggregate<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws(RepositoryError) -> T {
@@ -189,29 +211,40 @@ extension Repository {
     /// A subscription to what `compute` finds among the objects `predicate` matches,
     /// recomputed after the saves that change objects of their entity.
     private func aggregateSubscription<Managed: ManagedObject, Output: Sendable>(
-        _ predicate: FetchPredicate<Managed>?, _ compute: @escaping @Sendable (ObjectContext) throws -> Output
+        _ predicate: FetchPredicate<Managed>?, _ changeTrackingRequest: (any ChangeTrackingRequest)?,
+        _ compute: @escaping @Sendable (ObjectContext) throws -> Output
     ) -> RepositorySubscription<Output> {
-        RepositorySubscription(
-            container: container, relevantEntities: container.relevantEntities(for: FetchRequest<Managed>(predicate: predicate)),
-            failureEnds: false, compute: compute)
+        let tracked =
+            changeTrackingRequest.map(trackedEntities)
+            ?? container.relevantEntities(for: FetchRequest<Managed>(predicate: predicate))
+        return RepositorySubscription(container: container, relevantEntities: tracked, failureEnds: false, compute: compute)
     }
 
-    private func countSubscription<Managed: ManagedObject>(_ predicate: FetchPredicate<Managed>?) -> RepositorySubscription<Int> {
-        aggregateSubscription(predicate) { context in try context.count(for: FetchRequest<Managed>(predicate: predicate)) }
+    private func countSubscription<Managed: ManagedObject>(
+        _ predicate: FetchPredicate<Managed>?, _ changeTrackingRequest: (any ChangeTrackingRequest)?
+    ) -> RepositorySubscription<Int> {
+        aggregateSubscription(predicate, changeTrackingRequest) { context in
+            try context.count(for: FetchRequest<Managed>(predicate: predicate))
+        }
     }
 
     private func sumSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
-        _ keyPath: KeyPath<Managed, Value>, _ predicate: FetchPredicate<Managed>?
+        _ keyPath: KeyPath<Managed, Value>, _ predicate: FetchPredicate<Managed>?,
+        _ changeTrackingRequest: (any ChangeTrackingRequest)?
     ) -> RepositorySubscription<Value.Sum> where Value.Sum: Sendable {
         let key = KeyPathNames.name(of: keyPath, root: Managed.self)
-        return aggregateSubscription(predicate) { context in try context.sum(key: key, of: Value.self, where: predicate) }
+        return aggregateSubscription(predicate, changeTrackingRequest) { context in
+            try context.sum(key: key, of: Value.self, where: predicate)
+        }
     }
 
     private func valueSubscription<Managed: PersistentModel, Value, Output: Sendable>(
         _ function: AggregateFunction, _ keyPath: KeyPath<Managed, Value>, _ predicate: FetchPredicate<Managed>?,
-        _ convert: @escaping @Sendable (AttributeValue) -> Output
+        _ changeTrackingRequest: (any ChangeTrackingRequest)?, _ convert: @escaping @Sendable (AttributeValue) -> Output
     ) -> RepositorySubscription<Output> {
         let key = KeyPathNames.name(of: keyPath, root: Managed.self)
-        return aggregateSubscription(predicate) { context in convert(try context.aggregateValue(function, key: key, where: predicate)) }
+        return aggregateSubscription(predicate, changeTrackingRequest) { context in
+            convert(try context.aggregateValue(function, key: key, where: predicate))
+        }
     }
 }

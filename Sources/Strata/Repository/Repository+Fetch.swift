@@ -101,7 +101,7 @@ extension Repository {
     }
 
     /// The entities whose changes a change-tracking request names.
-    func trackedEntities<Tracked: ManagedObject>(_ request: FetchRequest<Tracked>) -> Set<String>? {
+    func trackedEntities(_ request: any ChangeTrackingRequest) -> Set<String>? {
         guard let entity = container.schema.entity(named: request.entityName) else { return nil }
         return request.includesSubentities ? entity.kindNames : [entity.name]
     }

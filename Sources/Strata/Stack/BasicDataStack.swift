@@ -110,4 +110,22 @@ public final class BasicDataStack: DataStack {
             version.modelVersion, name: name, storeURL: url, mainAuthor: mainAuthor,
             persistentHistoryOptions: persistentHistoryOptions)
     }
+
+    /// Stops the stack's history tracker and closes its container, so that the store can be
+    /// opened again — by another stack, a migration, or a test's next step.
+    ///
+    /// ```swift
+    /// try stack.close()
+    /// let migrated = try BasicDataStack(versionKey: Versions.self, mainAuthor: .iOSViewContext)
+    /// ```
+    ///
+    /// The tracker stops as soon as its actor takes the call; a pass already running ends with
+    /// ``StrataError/Code/storeClosed`` in its ``PersistentHistoryTracker/lastError``, having
+    /// written nothing. Contexts of the stack can no longer save; closing again does nothing.
+    ///
+    /// - Throws: The store's error when closing it fails.
+    public func close() throws {
+        if let historyTracker { Task { await historyTracker.stopMonitoring() } }
+        try container.close()
+    }
 }

@@ -87,8 +87,8 @@ open class DefaultCoreDataStack: CoreDataStack {
     ///   - configurationName: The configuration whose entities the store holds; `nil` for all.
     ///   - storeName: The store's name; the model's by default.
     ///   - options: History, read-only and polling options; `nil` for the defaults.
-    ///   - directory: The common directory of stores placed by convention; by default
-    ///     `<PersistentStore.defaultDirectory>/CoreDataStores`.
+    ///   - directory: The base folder under which `CoreDataStores/` goes; by default
+    ///     ``PersistentStore/defaultDirectory``.
     /// - Throws: ``StrataError`` with ``StrataError/Code/modelFileNotFound`` when there is no
     ///   model of that name, and the store's errors.
     public convenience init(

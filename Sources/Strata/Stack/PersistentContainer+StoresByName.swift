@@ -81,15 +81,15 @@ public struct StoreOptions: Sendable, Hashable {
 /// (`…/<configuration or Default>/<name>/<name>.<extension>`, under any base folder).
 extension PersistentContainer {
     /// Opens the store named `storeName` for `configurationName`, at
-    /// `<directory>/<configuration or Default>/<storeName>/<storeName>.sqlite` for SQLite
+    /// `<directory>/CoreDataStores/<configuration or Default>/<storeName>/<storeName>.sqlite` for SQLite
     /// (the kit's `addPersistentStore(ofType:configurationName:storeName:options:)`).
     ///
     /// - Parameters:
     ///   - type: The kind of store; SQLite by default.
     ///   - configurationName: The configuration whose entities the store holds; `nil` for all.
     ///   - storeName: The store's name.
-    ///   - directory: The common directory; by default
-    ///     `<PersistentStore.defaultDirectory>/CoreDataStores`.
+    ///   - directory: The base folder, under which `CoreDataStores` goes; by default
+    ///     ``PersistentStore/defaultDirectory``.
     ///   - options: History, read-only and polling options; `nil` for the defaults.
     /// - Returns: The open store.
     /// - Throws: ``StrataError`` when the container is closed, the configuration is unknown, the
@@ -106,7 +106,7 @@ extension PersistentContainer {
         }
         let description = type.storeDescription(
             storeName: storeName, configurationName: configurationName,
-            in: directory ?? StoreLocation.commonDirectory(), options: options ?? StoreOptions())
+            in: directory ?? StoreLocation.defaultDirectory, options: options ?? StoreOptions())
         return try addPersistentStore(description, name: storeName)
     }
 
@@ -119,13 +119,21 @@ extension PersistentContainer {
     /// Closes and removes the store named `storeName` for `configurationName` (the kit's
     /// `removePersistentStore(forName:configurationName:)`).
     ///
-    /// - Returns: Whether such a store was open.
-    /// - Throws: The store's error when closing it fails.
-    @discardableResult
-    public func removePersistentStore(named storeName: String, configurationName: String? = nil) throws -> Bool {
-        guard let store = persistentStore(named: storeName, configurationName: configurationName) else { return false }
+    /// ```swift
+    /// try container.removePersistentStore(named: "Archive", configurationName: "Archive")
+    /// ```
+    ///
+    /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotFound`` when no store of that
+    ///   name and configuration is open (as the kit throws when it finds none); the store's
+    ///   error when closing it fails.
+    public func removePersistentStore(named storeName: String, configurationName: String? = nil) throws {
+        guard let store = persistentStore(named: storeName, configurationName: configurationName) else {
+            let open = storeEntries.compactMap { entry in entry.name.map { "'\($0)'" } }
+            throw StrataError(
+                .storeNotFound,
+                "The container \(name) has no open store named '\(storeName)' for the configuration \(configurationName ?? "Default")\(open.isEmpty ? "" : " (open: \(open.joined(separator: ", ")))").")
+        }
         try removePersistentStore(store)
-        return true
     }
 
     /// Closes and removes every store of `configurationName` (`nil` for the stores without

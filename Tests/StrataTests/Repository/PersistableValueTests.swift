@@ -45,7 +45,7 @@ struct LoginData: PersistableValue, Sendable, Equatable {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct PersistableValueTests {
+@Suite(.timeLimit(.minutes(10))) struct PersistableValueTests {
     let directory: TemporaryDirectory
     let container: PersistentContainer
     let commits = LockedBox(0)
@@ -207,5 +207,71 @@ struct LoginData: PersistableValue, Sendable, Equatable {
             #expect(context.observerCount > baseline)
         }
         #expect(context.observerCount == baseline)
+    }
+}
+
+/// The Rx kit's own spelling: values whose model is `ManagedObject` itself, found by entity
+/// name, in a model without classes.
+struct UntypedLogin: PersistableValue, Equatable {
+    typealias Model = ManagedObject
+
+    var phoneNumber: String
+    var token: String
+
+    static var entityName: String { "Login" }
+    static var primaryAttributeName: String { "phoneNumber" }
+    var identity: String { phoneNumber }
+
+    init(phoneNumber: String, token: String) {
+        self.phoneNumber = phoneNumber
+        self.token = token
+    }
+
+    init(entity: ManagedObject) throws {
+        phoneNumber = try entity.value(forKey: "phoneNumber") as? String ?? ""
+        token = try entity.value(forKey: "token") as? String ?? ""
+    }
+
+    func update(_ entity: ManagedObject) throws {
+        try entity.setValue(phoneNumber, forKey: "phoneNumber")
+        try entity.setValue(token, forKey: "token")
+    }
+}
+
+@Suite(.timeLimit(.minutes(10))) struct UntypedPersistableValueTests {
+    let directory: TemporaryDirectory
+    let container: PersistentContainer
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        let schema = try Schema([
+            EntityDescription(
+                name: "Login",
+                attributes: [
+                    AttributeDescription(name: "phoneNumber", type: .string), AttributeDescription(name: "token", type: .string),
+                ])
+        ])
+        container = try PersistentContainer(
+            name: "Logins", schema: schema, storeDescriptions: [.sqlite(directory.url.appendingPathComponent("Logins.sqlite"))])
+    }
+
+    @Test @MainActor func upsertEntitiesAndDeleteWorkByEntityName() async throws {
+        let context = container.viewContext
+        try context.upsert(UntypedLogin(phoneNumber: "0912", token: "a"))
+        try context.upsert(UntypedLogin(phoneNumber: "0933", token: "b"))
+        try context.save()
+        try context.upsert(UntypedLogin(phoneNumber: "0912", token: "c"))  // updates, no duplicate
+        try context.save()
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Login")) == 2)
+
+        var logins = context.entities(UntypedLogin.self).makeAsyncIterator()
+        #expect(
+            try await logins.next(isolation: #isolation)
+                == [UntypedLogin(phoneNumber: "0912", token: "c"), UntypedLogin(phoneNumber: "0933", token: "b")])
+        try context.delete(UntypedLogin(phoneNumber: "0933", token: "b"))
+        #expect(try await logins.next(isolation: #isolation)?.map(\.phoneNumber) == ["0912"])
+        var sorted = context.entities(UntypedLogin.self, sortedBy: [FetchSortDescriptor(key: "token", ascending: false)])
+            .makeAsyncIterator()
+        #expect(try await sorted.next(isolation: #isolation)?.map(\.token) == ["c"])
     }
 }

@@ -10,7 +10,7 @@ import Testing
 /// Values are awaited with `next()`; the only sleeps are in bounded polls of the commit
 /// observer count, and in one negative check (a save that must not wake a subscription), where
 /// waiting longer can only make a failure more likely, never a pass.
-@Suite(.timeLimit(.minutes(1))) struct RepositorySubscriptionTests {
+@Suite(.timeLimit(.minutes(10))) struct RepositorySubscriptionTests {
     let fixture: RepoFixture
     var repository: Repository { fixture.repository }
 
@@ -427,6 +427,24 @@ import Testing
             #expect(try await counts.next()?.get() == 3)
         }
         #expect(try await fixture.waitForCommitObserverCount(baseline) == baseline)
+    }
+
+    /// As fetch subscriptions do, aggregate ones take the request whose entity's saves re-run
+    /// them (the repository kit's `changeTrackingRequest:`).
+    @Test func aggregateSubscriptionsWithAChangeTrackingRequest() async throws {
+        let critics = FetchRequest<RepoCritic>()
+        var counts = repository.countSubscription(of: RepoMovie.self, changeTrackingRequest: critics).makeAsyncIterator()
+        var sums = repository.sumThrowingSubscription(\RepoMovie.boxOffice, changeTrackingRequest: critics).makeAsyncIterator()
+        var maxima = repository.maxSubscription(\RepoMovie.boxOffice, changeTrackingRequest: critics).makeAsyncIterator()
+        #expect(try await counts.next()?.get() == 5)
+        #expect(try await sums.next() == 150)
+        #expect(try await maxima.next()?.get() == 50)
+        // A movie's delete is not tracked; the next critic save picks it up.
+        try await fixture.deleteOutside(["E"])
+        try await fixture.insertCriticOutside()
+        #expect(try await counts.next()?.get() == 4)
+        #expect(try await sums.next() == 100)
+        #expect(try await maxima.next()?.get() == 40)
     }
 
     @Test func aggregateThrowingSubscriptionsEmitInitialThenAfterADelete() async throws {

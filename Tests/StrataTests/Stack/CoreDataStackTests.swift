@@ -13,6 +13,33 @@ import Testing
         directory = try TemporaryDirectory()
     }
 
+    /// The kit extends `NSPersistentContainer` to be a `CoreDataStack`; so is a container, on
+    /// the main actor.
+    @Test @MainActor func aContainerIsAStackWhoseContextIsTheViewContext() async throws {
+        let container = try PersistentContainer(
+            name: "Films", entities: [Movie.self], storeDescriptions: [.sqlite(directory.url.appendingPathComponent("Films.sqlite"))])
+        func titles(in stack: some CoreDataStack) throws -> [String] {
+            try stack.context.fetch(Movie.self).map(\.title)
+        }
+        #expect(container.context === container.viewContext)
+        let main = container.createMainStack()
+        #expect(main.context === container.viewContext)
+        Movie(context: main.context).title = "Heat"
+        try container.context.save()
+        #expect(try titles(in: container) == ["Heat"])
+
+        // A background stack has a context of its own on the same store, for another task.
+        let background = container.createBackgroundStack()
+        let fromTask = try await Task.detached {
+            try background.performAndWait { context in
+                #expect(context.parent == nil && context.container != nil)
+                return try context.fetch(Movie.self).map(\.title)
+            }
+        }.value
+        #expect(fromTask == ["Heat"])
+        #expect(main.createBackgroundStack().context.container === container)
+    }
+
     @Test func theTypeErasedStackCallsItsHandlers() throws {
         // The kit's testAnyStack: both handlers are called once.
         let schema = try Schema([EntityDescription(name: "Note")])
@@ -59,9 +86,9 @@ import Testing
     }
 
     @Test func aStackByModelNameOpensTheStoreWhereTheConventionPutsIt() throws {
-        let common = SQLiteStore.commonDirectory(in: directory.url)
+        let common = directory.url.appendingPathComponent("CoreDataStores")
         let container = try PersistentContainer(name: "Movies", schema: try Schema.named("Movies", in: .module), storeDescriptions: [])
-        try container.addPersistentStore(storeName: "Films", in: common)
+        try container.addPersistentStore(storeName: "Films", in: directory.url)
         #expect(container.stores.first?.url?.path == common.path + "/Default/Films/Films.sqlite")
 
         let stack = try DefaultCoreDataStack(modelName: "Movies", modelBundle: .module, storeType: .inMemory, storeName: "Films")

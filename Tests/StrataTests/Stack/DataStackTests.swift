@@ -25,7 +25,7 @@ extension TransactionAuthor {
 
 /// The data-stack kit's stacks: basic (SQLite file, optionally versioned and tracking history),
 /// preview (in memory) and testing (a fresh file per test).
-@Suite(.timeLimit(.minutes(1))) struct DataStackTests {
+@Suite(.timeLimit(.minutes(10))) struct DataStackTests {
     let directory: TemporaryDirectory
     var url: URL { directory.url.appendingPathComponent("Notes.sqlite") }
 
@@ -48,6 +48,29 @@ extension TransactionAuthor {
             try await Task.sleep(for: .milliseconds(10))
         }
         return try await MainActor.run(body: condition)
+    }
+
+    /// `close()` lets the store go, so that a migration (or a test's next step) can have it.
+    @Test @MainActor func closingAStackLetsTheStoreBeMigratedAndOpenedAgain() async throws {
+        let stack = try BasicDataStack(
+            storeURL: url, versionKey: NoteVersions.self, currentVersion: .v1, mainAuthor: .iOSViewContext,
+            persistentHistoryOptions: .init(remoteChangePollingInterval: nil))
+        _ = try Self.insertNote("kept", in: stack.viewContext)
+        try stack.viewContext.save()
+        // Open, it holds the store: a migration is refused.
+        let refused = #expect(throws: StrataError.self) { try NoteVersions.migrationManager().migrateStore(at: url) }
+        #expect(refused?.code == .storeInUse)
+        try stack.close()
+        try stack.close()  // again: nothing
+        let saveAfterClose = #expect(throws: StrataError.self) {
+            _ = try Self.insertNote("late", in: stack.viewContext)
+            try stack.viewContext.save()
+        }
+        #expect(saveAfterClose?.code == .storeClosed)
+
+        let migrated = try BasicDataStack(storeURL: url, versionKey: NoteVersions.self, mainAuthor: .iOSViewContext)
+        #expect(try NoteVersions.versionsForStore(at: url) == [.v2])
+        #expect(try migrated.viewContext.fetch(FetchRequest<ManagedObject>(entityName: "Note")).count == 1)
     }
 
     @Test @MainActor func contextsCarryTheStacksAuthorsAndNames() throws {

@@ -20,7 +20,9 @@ import Testing
             configurations: ["Notes": ["Note"], "Tags": ["Tag"]])
     }
 
-    private var common: URL { SQLiteStore.commonDirectory(in: directory.url) }
+    /// The base folder stores go under (in `CoreDataStores/`).
+    private var base: URL { directory.url }
+    private var common: URL { directory.url.appendingPathComponent("CoreDataStores") }
 
     private func insert(_ entityName: String, _ key: String, _ value: String, in context: ObjectContext) throws
         -> ManagedObject
@@ -34,8 +36,8 @@ import Testing
     @Test func storesAddedByNameLiveAtTheirConventionalURLsAndHoldTheirConfigurationsEntities() throws {
         let container = try PersistentContainer(name: "Notes", schema: schema, storeDescriptions: [])
         #expect(container.stores.isEmpty)
-        let notes = try container.addPersistentStore(configurationName: "Notes", storeName: "Notes", in: common)
-        let tags = try container.addPersistentStore(configurationName: "Tags", storeName: "Tags", in: common)
+        let notes = try container.addPersistentStore(configurationName: "Notes", storeName: "Notes", in: base)
+        let tags = try container.addPersistentStore(configurationName: "Tags", storeName: "Tags", in: base)
         #expect(notes.url?.path == common.path + "/Notes/Notes/Notes.sqlite")
         #expect(tags.url?.path == common.path + "/Tags/Tags/Tags.sqlite")
 
@@ -54,8 +56,8 @@ import Testing
 
     @Test func theSameNameAndConfigurationCannotBeAddedTwice() throws {
         let container = try PersistentContainer(name: "Notes", schema: schema, storeDescriptions: [])
-        try container.addPersistentStore(storeName: "Everything", in: common)
-        #expect(throws: StrataError.self) { try container.addPersistentStore(storeName: "Everything", in: common) }
+        try container.addPersistentStore(storeName: "Everything", in: base)
+        #expect(throws: StrataError.self) { try container.addPersistentStore(storeName: "Everything", in: base) }
         // In memory too, where two stores are never the same file.
         try container.addPersistentStore(ofType: .inMemory, configurationName: "Notes", storeName: "Cache")
         #expect(throws: StrataError.self) { try container.addPersistentStore(.inMemory(configuration: "Notes"), name: "Cache") }
@@ -63,12 +65,12 @@ import Testing
         try container.removePersistentStore(named: "Cache", configurationName: "Notes")
         #expect(container.stores.count == 1)
         // The same name in another configuration is another store.
-        try container.addPersistentStore(configurationName: "Tags", storeName: "Everything", in: common)
+        try container.addPersistentStore(configurationName: "Tags", storeName: "Everything", in: base)
         #expect(container.stores.count == 2)
     }
 
     @Test func aStoreOpenedFromADescriptionAtTheConventionalURLIsFoundByName() throws {
-        let url = SQLiteStore.url(forStoreName: "Main", in: common)
+        let url = try SQLiteStore.url(forStoreName: "Main", in: base)
         let container = try PersistentContainer(name: "Notes", schema: schema, storeDescriptions: [.sqlite(url)])
         #expect(container.persistentStore(named: "Main") === container.stores[0])
         #expect(container.persistentStore(named: "Main", configurationName: Schema.defaultConfigurationName) === container.stores[0])
@@ -82,7 +84,7 @@ import Testing
 
     @Test func removingAStoreClosesItAndItsEntitiesGoToTheNextStoreThatHoldsThem() throws {
         let container = try PersistentContainer(name: "Notes", schema: schema, storeDescriptions: [])
-        let tagsOnly = try container.addPersistentStore(configurationName: "Tags", storeName: "Tags", in: common)
+        let tagsOnly = try container.addPersistentStore(configurationName: "Tags", storeName: "Tags", in: base)
         let everything = try container.addPersistentStore(ofType: .inMemory, storeName: "Everything")
         #expect(container.store(forEntityNamed: "Tag") === tagsOnly)
         #expect(container.store(forEntityNamed: "Note") === everything)
@@ -91,8 +93,10 @@ import Testing
         _ = try insert("Tag", "label", "kept in Tags", in: context)
         try context.save()
 
-        #expect(try container.removePersistentStore(named: "Tags", configurationName: "Tags"))
-        #expect(try !container.removePersistentStore(named: "Tags", configurationName: "Tags"))
+        try container.removePersistentStore(named: "Tags", configurationName: "Tags")
+        // A name that is not open is an error, as in the kit.
+        let error = #expect(throws: StrataError.self) { try container.removePersistentStore(named: "Tags", configurationName: "Tags") }
+        #expect(error?.code == .storeNotFound)
         #expect(container.stores.count == 1)
         #expect(container.store(forEntityNamed: "Tag") === everything)
         let reader = container.newBackgroundContext()
@@ -100,7 +104,7 @@ import Testing
         #expect(throws: StrataError.self) { try tagsOnly.count(StoreFetchRequest(entityName: "Tag")) }
 
         // Added again, the file still has its tag.
-        let reopened = try container.addPersistentStore(configurationName: "Tags", storeName: "Tags", in: common)
+        let reopened = try container.addPersistentStore(configurationName: "Tags", storeName: "Tags", in: base)
         #expect(container.store(forEntityNamed: "Tag") === reopened)
         let labels = try container.newBackgroundContext().fetch(entityName: "Tag").map { try $0.value(forKey: "label") as? String }
         #expect(labels == ["kept in Tags"])
@@ -108,7 +112,7 @@ import Testing
 
     @Test func removingByConfigurationOrAllLeavesAnOpenContainerWithoutThoseStores() throws {
         let container = try PersistentContainer(name: "Notes", schema: schema, storeDescriptions: [])
-        try container.addPersistentStore(configurationName: "Tags", storeName: "A", in: common)
+        try container.addPersistentStore(configurationName: "Tags", storeName: "A", in: base)
         try container.addPersistentStore(ofType: .inMemory, configurationName: "Tags", storeName: "B")
         try container.addPersistentStore(ofType: .inMemory, storeName: "C")
         #expect(try container.removePersistentStores(forConfigurationName: "Tags") == 2)

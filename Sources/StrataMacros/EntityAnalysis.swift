@@ -48,6 +48,19 @@ struct EntityAnalysis {
 
     var properties: [PropertyInfo] { attributes + relationships }
     var isSubentity: Bool { superclassName != nil }
+    /// The superclass's own name, without the module or outer types a qualified name
+    /// (`Kit.Person`) adds: its entity's name, and the part of its generated identifiers
+    /// (`__strata_Person_…`) that names it.
+    var superclassBaseName: String? {
+        superclassName.map { name in String(name.split(separator: ".").last ?? Substring(name)) }
+    }
+
+    /// `<superclass>.__strata_<its base name>_<member>`: a generated static member of the
+    /// superclass, reached through its name as written.
+    func superclassReference(to member: String) -> String? {
+        guard let superclassName, let superclassBaseName else { return nil }
+        return "\(superclassName).__strata_\(superclassBaseName)_\(member)"
+    }
     var hasErrors: Bool { diagnostics.contains { $0.diagMessage.severity == .error } }
 
     static let primitiveTypes: Set<String> = [

@@ -175,7 +175,7 @@ struct EntityGenerator {
                 EntityDescription(
                     name: "\(raw: name)",
                     isAbstract: \(raw: analysis.isAbstract),
-                    superentity: \(raw: analysis.superclassName.map { "\"\($0)\"" } ?? "nil"),
+                    superentity: \(raw: analysis.superclassBaseName.map { "\"\($0)\"" } ?? "nil"),
                     attributes: [
             \(raw: attributes)
                     ],
@@ -202,7 +202,7 @@ struct EntityGenerator {
 
     func keyPathTable() -> DeclSyntax {
         let own = analysis.properties.map { "(\\Root.\($0.name), \"\($0.schemaName)\")" }.joined(separator: ", ")
-        let inherited = analysis.superclassName.map { "\($0).__strata_\($0)_keyPathNames(Root.self) + " } ?? ""
+        let inherited = analysis.superclassReference(to: "keyPathNames").map { "\($0)(Root.self) + " } ?? ""
         return """
             static func __strata_\(raw: name)_keyPathNames<Root: \(raw: name)>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
                 \(raw: inherited)[\(raw: own)]
@@ -226,7 +226,7 @@ struct EntityGenerator {
     /// this class, as in `\Review.movie?.title`.
     func optionalKeyPathTable() -> [DeclSyntax] {
         let own = analysis.properties.map { "(\\Root?.?.\($0.name), \"\($0.schemaName)\")" }.joined(separator: ", ")
-        let inherited = analysis.superclassName.map { "\($0).__strata_\($0)_optionalKeyPathNames(Root.self) + " } ?? ""
+        let inherited = analysis.superclassReference(to: "optionalKeyPathNames").map { "\($0)(Root.self) + " } ?? ""
         return [
             """
             static func __strata_\(raw: name)_optionalKeyPathNames<Root: \(raw: name)>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
@@ -311,7 +311,7 @@ struct EntityGenerator {
 
     func makeValue() -> DeclSyntax {
         var arguments = ["objectID: objectID"]
-        if let parent = analysis.superclassName { arguments.append("inherited: __strata_\(parent)_makeValue()") }
+        if let parent = analysis.superclassBaseName { arguments.append("inherited: __strata_\(parent)_makeValue()") }
         for property in analysis.attributes { arguments.append("\(property.argumentLabel): self.\(property.name)") }
         for property in analysis.relationships {
             let index = analysis.indexExpression(for: property)
@@ -329,7 +329,7 @@ struct EntityGenerator {
 
     func updateFromValue() -> DeclSyntax {
         var lines: [String] = []
-        if let parent = analysis.superclassName { lines.append("try __strata_\(parent)_update(from: value.inherited)") }
+        if let parent = analysis.superclassBaseName { lines.append("try __strata_\(parent)_update(from: value.inherited)") }
         for property in analysis.attributes { lines.append("self.\(property.name) = value.\(property.name)") }
         for property in analysis.relationships {
             let index = analysis.indexExpression(for: property)

@@ -142,3 +142,24 @@ import Testing
         #expect(decoded.maker == "")
     }
 }
+
+/// A subclass that names its parent with the module's name, as a port of
+/// `final class Truck: Kit.Vehicle` does.
+@Entity final class QualifiedTruck: StrataTests.Vehicle {
+    var payload: Double = 0
+}
+
+@Suite struct QualifiedSuperclassTests {
+    @Test func aParentNamedWithItsModuleIsTheSuperentity() throws {
+        #expect(QualifiedTruck.entity.superentity?.name == "Vehicle")
+        #expect(QualifiedTruck.entity.attributes.map(\.name) == ["wheels", "maker", "payload"])
+        let schema = try Schema([Car.self, QualifiedTruck.self])
+        #expect(schema.entity(named: "Vehicle")?.kindNames.contains("QualifiedTruck") == true)
+        let truck = QualifiedTruck()
+        truck.maker = "Volvo"
+        truck.payload = 12.5
+        #expect(truck.value.maker == "Volvo")
+        #expect(truck.value.payload == 12.5)
+        #expect(QualifiedTruck.propertyName(for: \QualifiedTruck.maker) == "maker")
+    }
+}

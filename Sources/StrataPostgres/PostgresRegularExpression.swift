@@ -6,11 +6,13 @@ import Strata
 ///
 /// The two engines agree on literals, `.` (given ICU's rule that it stops at line ends),
 /// bracket sets of literals and ranges, groups, alternation and quantifiers; a match of the
-/// whole string does not depend on greediness. They disagree on character-class escapes
-/// (`\d`, `\w`, `\s`, `\b`, `\p{…}`: ICU's are Unicode-wide, PostgreSQL's follow the
-/// collation), possessive quantifiers, look-around, back-references and inline options. A
-/// pattern using any of those is refused with ``StrataError/Code/unsupportedPredicate``
-/// rather than answered differently.
+/// whole string does not depend on greediness. ICU's class escapes (`\d`, `\w`, `\s`, their
+/// complements, inside sets too) and word boundaries (`\b`, `\B`) are Unicode-wide where
+/// PostgreSQL's own follow the collation: they become explicit sets and constraints with ICU's
+/// meaning (see `PostgresRegularExpression+Classes.swift`). Property escapes (`\p{…}`),
+/// possessive quantifiers, look-around, back-references and inline options have no such
+/// equivalent: a pattern using any of those is refused with
+/// ``StrataError/Code/unsupportedPredicate`` rather than answered differently.
 enum PostgresRegularExpression {
     /// ICU's `.` matches any character but these line terminators.
     private static let lineTerminators: [Unicode.Scalar] = ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"]
@@ -27,7 +29,7 @@ enum PostgresRegularExpression {
         func unsupported(_ what: String) -> StrataError {
             StrataError(
                 .unsupportedPredicate,
-                "The MATCHES pattern '\(pattern)' uses \(what), which PostgreSQL's regular expressions do not read as ICU does. Use literal characters, [sets] and ranges (such as [0-9] for \\d), groups, | and quantifiers, or filter in memory.")
+                "The MATCHES pattern '\(pattern)' uses \(what), which PostgreSQL's regular expressions do not read as ICU does. Use literal characters, [sets] and ranges, class escapes (\\d, \\w, \\s), \\b, groups, | and quantifiers, or filter in memory.")
         }
         func invalid(_ what: String) -> StrataError {
             StrataError(.invalidPredicate, "The MATCHES pattern '\(pattern)' is not a valid regular expression: \(what).")
@@ -38,6 +40,18 @@ enum PostgresRegularExpression {
             switch scalar {
             case "\\":
                 guard index + 1 < scalars.count else { throw invalid("it ends with a backslash") }
+                if let ranges = classRanges(scalars[index + 1]) {
+                    output += "[" + bracketBody(ranges) + "]"
+                    index += 2
+                    quantifiable = true
+                    continue
+                }
+                if scalars[index + 1] == "b" || scalars[index + 1] == "B" {
+                    output += wordBoundary(negated: scalars[index + 1] == "B")
+                    index += 2
+                    quantifiable = false
+                    continue
+                }
                 let (literal, length) = try escape(scalars, at: index + 1, unsupported: unsupported, invalid: invalid)
                 output += literalText(literal)
                 index += 1 + length
@@ -191,6 +205,17 @@ enum PostgresRegularExpression {
             if scalar == "&", index + 1 < scalars.count, scalars[index + 1] == "&" { throw unsupported("set intersection (&&)") }
             if scalar == "-", index + 1 < scalars.count, scalars[index + 1] == "-" { throw unsupported("set difference (--)") }
             var length = 1
+            if scalar == "\\", index + 1 < scalars.count, let ranges = classRanges(scalars[index + 1]) {
+                // A class escape inside a set adds its ranges; it cannot start a range.
+                for range in ranges {
+                    if let low = Unicode.Scalar(range.lowerBound), let high = Unicode.Scalar(range.upperBound) { items.append((low, high)) }
+                }
+                index += 2
+                if index + 1 < scalars.count, scalars[index] == "-", scalars[index + 1] != "]" {
+                    throw unsupported("a range that starts at a class escape (\\\(scalars[index - 1])-)")
+                }
+                continue
+            }
             if scalar == "\\" {
                 guard index + 1 < scalars.count else { throw invalid("it ends inside [ ]") }
                 let (literal, used) = try escape(scalars, at: index + 1, unsupported: unsupported, invalid: invalid)
@@ -231,7 +256,7 @@ enum PostgresRegularExpression {
     }
 
     /// A character inside brackets, escaped when PostgreSQL would read it as syntax.
-    private static func bracketLiteral(_ scalar: Unicode.Scalar) -> String {
+    static func bracketLiteral(_ scalar: Unicode.Scalar) -> String {
         if "\\]^-[".unicodeScalars.contains(scalar) { return "\\" + String(scalar) }
         return String(scalar)
     }

@@ -126,6 +126,7 @@ struct PostgresUpdateCompiler {
         guard let converted = value.converted(to: attribute.type) else {
             throw mismatch(attribute, "cannot hold \(value)")
         }
+        try BatchUpdateRules.checkRepresentable(converted, for: attribute, of: entity)
         PostgresValueCoding.bind(converted, to: &bindings)
         return "$\(bindings.count)"
     }

@@ -32,6 +32,10 @@ public struct MigrationConformanceSuite: Sendable {
         /// A new parent over an existing entity and an entity leaving its hierarchy keep the
         /// objects, and release links to objects that left a relationship's destination.
         case hierarchyChangesKeepTheData
+        /// An attribute added with a default value gives stored objects that value, optional or
+        /// not (as Core Data fills it); an optional attribute that gains a default keeps its
+        /// stored missing values.
+        case addedAttributesGiveStoredObjectsTheirDefaults
 
         /// The check's name.
         public var testDescription: String { rawValue }
@@ -54,6 +58,7 @@ public struct MigrationConformanceSuite: Sendable {
         case .theVersionThatWroteAStoreIsDetected: try theVersionThatWroteAStoreIsDetected()
         case .customStagesRunOnTheSchemaOfTheirSide: try customStagesRunOnTheSchemaOfTheirSide()
         case .hierarchyChangesKeepTheData: try hierarchyChangesKeepTheData()
+        case .addedAttributesGiveStoredObjectsTheirDefaults: try addedAttributesGiveStoredObjectsTheirDefaults()
         }
     }
 
@@ -116,6 +121,27 @@ public struct MigrationConformanceSuite: Sendable {
         }
     }
 
+    /// d1: books with a title and an optional note; d2: an optional `rating` and a required
+    /// `pages`, both with defaults, and the note with a default now.
+    enum Defaults: String, ModelVersion {
+        case d1, d2
+
+        var modelVersion: Schema {
+            get throws {
+                var attributes = [
+                    AttributeDescription(name: "title", type: .string, defaultValue: .string("")),
+                    AttributeDescription(
+                        name: "note", type: .string, isOptional: true, defaultValue: self == .d2 ? .string("none") : .null),
+                ]
+                if self == .d2 {
+                    attributes.append(AttributeDescription(name: "rating", type: .double, isOptional: true, defaultValue: .double(3.5)))
+                    attributes.append(AttributeDescription(name: "pages", type: .integer32, defaultValue: .integer(100)))
+                }
+                return try Schema([EntityDescription(name: "Book", attributes: attributes)])
+            }
+        }
+    }
+
     /// Writes v1 books titled `titles`, each tagged "old".
     private func makeV1Store(_ titles: [String]) throws -> StoreDescription {
         let description = try makeStoreDescription()
@@ -169,6 +195,30 @@ public struct MigrationConformanceSuite: Sendable {
         // The new uniqueness constraint holds from now on.
         _ = try insert("Book", in: context, ["name": "Dune"])
         #expect(throws: StrataError.self) { try context.save() }
+    }
+
+    func addedAttributesGiveStoredObjectsTheirDefaults() throws {
+        let description = try makeStoreDescription()
+        do {
+            let container = try PersistentContainer(name: "Defaults", schema: try Defaults.d1.modelVersion, storeDescriptions: [description])
+            defer { try? container.close() }
+            let context = container.newBackgroundContext()
+            _ = try insert("Book", in: context, ["title": "Dune"])
+            _ = try insert("Book", in: context, ["title": "Emma", "note": "kept"])
+            try context.save()
+        }
+        try Defaults.migrationManager().migrateStore(description, to: .d2)
+        let container = try PersistentContainer(name: "Defaults", schema: try Defaults.d2.modelVersion, storeDescriptions: [description])
+        defer { try? container.close() }
+        let books = try container.newBackgroundContext()
+            .fetch(FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [FetchSortDescriptor(key: "title")]))
+        try #require(books.count == 2)
+        for book in books {
+            #expect(try book.value(forKey: "rating") as? Double == 3.5)
+            #expect(try book.value(forKey: "pages") as? Int32 == 100)
+        }
+        #expect(try books[0].value(forKey: "note") == nil)  // a missing value stays missing
+        #expect(try books[1].value(forKey: "note") as? String == "kept")
     }
 
     func aFailingStageLeavesTheStoreAsItWas() throws {

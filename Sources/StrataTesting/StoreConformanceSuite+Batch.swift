@@ -180,6 +180,34 @@ extension StoreConformanceSuite {
         #expect(abstract?.code == .abstractEntity)
     }
 
+    /// U+0000 in a string is refused by every store before anything is written, with a typed
+    /// error naming the attribute (PostgreSQL's text cannot hold it; SQLite's could, and the
+    /// stores agree): by a save, a batch insert and a batch update.
+    func stringsHoldingTheNullCharacterAreRefusedEverywhere() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let heat = Movie(context: context)
+        heat.title = "He\u{0}at"
+        let saveError = #expect(throws: StrataError.self) { try context.save() }
+        #expect(saveError?.code == .validationFailed)
+        #expect(saveError?.details.map(\.code) == [.unrepresentableValue])
+        #expect(saveError?.details.first?.propertyName == "title")
+        heat.title = "Heat"
+        try context.save()
+
+        let insertError = #expect(throws: StrataError.self) {
+            try context.execute(BatchInsertRequest(entity: Movie.self, objects: [["title": "Ronin"], ["title": "Th\u{0}ief"]]))
+        }
+        #expect(insertError?.code == .unrepresentableValue)
+        #expect(insertError?.propertyName == "title")
+        let updateError = #expect(throws: StrataError.self) {
+            try context.execute(BatchUpdateRequest(entityName: "Movie", propertiesToUpdate: ["title": "\u{0}"]))
+        }
+        #expect(updateError?.code == .unrepresentableValue)
+        #expect(updateError?.propertyName == "title")
+        #expect(try titles(container) == ["Heat"])
+    }
+
     func batchUpdatesSetValuesAndRaiseVersions() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()

@@ -10,7 +10,8 @@ extension ManagedObject {
     /// every inserted and updated object before a save.
     ///
     /// Values no store keeps exactly are refused too: a NaN (`Double`, `Float`, `Decimal`, or a
-    /// date made from one) and a floating-point negative zero, which SQLite would store as zero.
+    /// date made from one), a floating-point negative zero, which SQLite would store as zero,
+    /// and a string holding U+0000, which PostgreSQL cannot store.
     ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/validationFailed`` whose
     ///   ``StrataError/details`` hold one error per failure (codes
@@ -50,6 +51,8 @@ extension ManagedObject {
                         .unrepresentableValue, attribute.name,
                         "is negative zero, which SQLite stores as zero, losing its sign. Save 0 instead.")
                 }
+            case .string:
+                if _values[index].containsNullCharacter { fail(.unrepresentableValue, attribute.name, AttributeValue.nullCharacterProblem) }
             default:
                 continue
             }

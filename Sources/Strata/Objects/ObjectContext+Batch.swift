@@ -271,6 +271,13 @@ struct BatchRowReader {
                 "Row \(index) of the batch insert of \(entity.name) has no value for \(name), which is not optional. Nothing was inserted.",
                 entityName: entity.name, propertyName: name)
         }
+        for number in storedNumbers where row[number].containsNullCharacter {
+            let name = entity.attributes[number].name
+            throw StrataError(
+                .unrepresentableValue,
+                "Row \(index) of the batch insert of \(entity.name): \(name) \(AttributeValue.nullCharacterProblem) Nothing was inserted.",
+                entityName: entity.name, propertyName: name)
+        }
     }
 }
 

@@ -258,6 +258,17 @@ extension AttributeValue {
     /// Whether the value is a NaN: a `Double`, `Float` or `Decimal` NaN, or a date whose
     /// interval is NaN. NaN is unequal to every value, itself included, and SQLite stores it as
     /// NULL, so stores refuse it and predicates cannot compare with it.
+    /// Whether the value is a string holding U+0000, which PostgreSQL's text cannot store
+    /// (every store refuses it, so that the stores agree).
+    var containsNullCharacter: Bool {
+        if case .string(let text) = self { return text.utf8.contains(0) }
+        return false
+    }
+
+    /// The reason no store takes a string holding U+0000, for messages.
+    static let nullCharacterProblem =
+        "holds the character U+0000, which no Strata store keeps (PostgreSQL's text cannot hold it); remove it, or store the value as binary data."
+
     var isNaN: Bool {
         switch self {
         case .double(let number): number.isNaN

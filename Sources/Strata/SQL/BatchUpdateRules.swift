@@ -63,6 +63,16 @@ package enum BatchUpdateRules {
         return entity.attributes[number]
     }
 
+    /// Refuses a new value no store keeps: a string holding U+0000.
+    ///
+    /// - Throws: ``StrataError/Code/unrepresentableValue``.
+    package static func checkRepresentable(_ value: AttributeValue, for attribute: AttributeDescription, of entity: Entity) throws {
+        guard value.containsNullCharacter else { return }
+        throw StrataError(
+            .unrepresentableValue, "The new value of \(entity.name).\(attribute.name) \(AttributeValue.nullCharacterProblem)",
+            entityName: entity.name, propertyName: attribute.name)
+    }
+
     /// The error for a value an attribute cannot take.
     package static func mismatch(_ attribute: AttributeDescription, of entity: Entity, _ problem: String) -> StrataError {
         StrataError(

@@ -484,8 +484,8 @@ package struct SchemaMigration {
                 }
             }
         }
-        // Values every row of an entity must have now: defaults for new and newly required
-        // attributes.
+        // Values every row of an entity must have now: defaults for new attributes (optional
+        // ones too, as Core Data fills them) and for newly required ones.
         for entity in new.entities {
             // Rows that are this entity's now: of its kinds that existed (a new parent over an
             // existing entity has some), and of the kinds it gained (an entity moved under it).
@@ -496,15 +496,17 @@ package struct SchemaMigration {
                 guard let origin = entityOrigin[kind] else { return false }
                 return oldEntity?.kindNames.contains(origin) != true
             }
-            for (index, attribute) in entity.attributes.enumerated() where !attribute.isOptional {
+            for (index, attribute) in entity.attributes.enumerated()
+            where !attribute.isOptional || attribute.defaultValue != .null {
                 guard let column = layout.attributeColumns[index],
                     entity.superentity?.attribute(named: attribute.name) == nil  // the declaring entity fills it
                 else { continue }
                 let previousName = origin(ofProperty: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: entity)
                 let previous = previousName.flatMap { oldEntity?.attribute(named: $0) }
                 var kinds = entity.kindNames
-                if let previous, !previous.isOptional, !previous.isTransient {
-                    // Rows that had it keep their values; rows of kinds new to the entity need one.
+                if let previous, !previous.isTransient, !previous.isOptional || attribute.isOptional {
+                    // Rows that had it keep their values (an optional one its missing values
+                    // too); rows of kinds new to the entity need one.
                     guard !gainedKinds.isEmpty else { continue }
                     kinds = Set(gainedKinds)
                 }

@@ -158,6 +158,7 @@ private struct UpdateExpressionCompiler {
         guard let converted = value.converted(to: attribute.type) else {
             throw mismatch(attribute, "cannot hold \(value)")
         }
+        try BatchUpdateRules.checkRepresentable(converted, for: attribute, of: entity)
         arguments.append(SQLiteValueCoding.databaseValue(converted))
         return "?"
     }

@@ -37,7 +37,29 @@ extension StoreDescription {
         guard case .sqlite(let url) = kind else { return try body() }
         let lock = try StoreFileLock(url: url, exclusive: true)
         defer { lock.release() }
-        return try body()
+        // Reading the store in WAL mode makes its `-wal` and `-shm` files; a failed migration
+        // leaves the folder as it found it.
+        let absentBefore = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: url.path + $0) }
+        do {
+            return try body()
+        } catch {
+            Self.removeEmptySidecars(of: url, absentBefore: absentBefore)
+            throw error
+        }
+    }
+
+    /// Removes the `-wal` and `-shm` files of the store at `url` that did not exist before,
+    /// when the WAL holds nothing (so no transaction can be lost).
+    private static func removeEmptySidecars(of url: URL, absentBefore: [String]) {
+        let wal = url.path + "-wal"
+        if absentBefore.contains("-wal"),
+            let size = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? NSNumber, size.intValue == 0
+        {
+            try? FileManager.default.removeItem(atPath: wal)
+        }
+        if absentBefore.contains("-shm"), !FileManager.default.fileExists(atPath: wal) {
+            try? FileManager.default.removeItem(atPath: url.path + "-shm")
+        }
     }
 
     /// Applies `steps` to the store in one SQLite transaction: all of them, or — when any

@@ -79,7 +79,7 @@ enum StudentVersions: String, ModelVersion {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct StagedMigrationTests {
+@Suite(.timeLimit(.minutes(10))) struct StagedMigrationTests {
     let directory: TemporaryDirectory
     var url: URL { directory.url.appendingPathComponent("Students.sqlite") }
 
@@ -226,6 +226,23 @@ enum StudentVersions: String, ModelVersion {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
             .filter { $0.contains("strata-migrating") }
         #expect(leftovers.isEmpty)
+    }
+
+    /// A custom stage that throws leaves the folder as it found it: the same files, the store
+    /// byte for byte — no `-wal` or `-shm` files from reading it.
+    @Test func aThrowingCustomStageLeavesTheFolderAsItWas() throws {
+        struct Refused: Error {}
+        try makeV1Store(students: [("Ada", 1)])
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        #expect(files == ["Students.sqlite"])
+        let bytes = try fileBytes()
+        let manager = StagedMigrationManager<StudentVersions>([
+            StudentVersions.v1.migrationStage(toVersion: .v2, label: "Refuse", preMigration: { _ in throw Refused() })
+        ])
+        let error = #expect(throws: StrataError.self) { try manager.migrateStore(at: url) }
+        #expect(error?.code == .migrationFailed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == files)
+        #expect(try fileBytes() == bytes)
     }
 
     @Test func migratingBackwardsIsRefused() throws {

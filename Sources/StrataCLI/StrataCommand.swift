@@ -13,6 +13,7 @@ public struct StrataCommand: AsyncParsableCommand {
 
             EXAMPLES (one per command; `strata help COMMAND` shows more):
               strata demo
+              strata create Empty.sqlite --model Movies.xcdatamodeld
               strata info Movies.sqlite
               strata query Movies.sqlite Movie --where 'title BEGINSWITH[c] "the"'
               strata export Movies.sqlite --entity Movie --format csv -o movies.csv
@@ -27,7 +28,7 @@ public struct StrataCommand: AsyncParsableCommand {
               strata history Movies.sqlite --author importer --json
             """,
         subcommands: [
-            DemoCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, WatchCommand.self, CheckCommand.self, ShellCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
+            DemoCommand.self, CreateCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, WatchCommand.self, CheckCommand.self, ShellCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
             ImportCoreDataCommand.self, HistoryCommand.self,
             SaveLoopCommand.self, MigrateCrashCommand.self,
         ])

@@ -22,9 +22,10 @@ public struct StrataCommand: AsyncParsableCommand {
               strata check Movies.sqlite --repair
               strata shell Movies.sqlite
               strata schema Movies.sqlite --format svg -o movies.svg
-              strata versions Movies.sqlite --model Movies.xcdatamodeld
-              strata migrate Movies.sqlite --model Movies.xcdatamodeld --dry-run
-              strata import-coredata Old.sqlite --model Old.xcdatamodeld --output New.sqlite
+              strata versions Students.sqlite --model Students.xcdatamodeld
+              strata migrate Students.sqlite --model Students.xcdatamodeld --dry-run
+              strata import-coredata Library.sqlite --model Library.xcdatamodeld \\
+                  --output Library-strata.sqlite
               strata history Movies.sqlite --author importer --json
             """,
         subcommands: [

@@ -13,6 +13,7 @@ public struct StrataCommand: AsyncParsableCommand {
 
             EXAMPLES (one per command; `strata help COMMAND` shows more):
               strata demo
+              strata create Empty.sqlite --model Movies.xcdatamodeld
               strata info Movies.sqlite
               strata query Movies.sqlite Movie --where 'title BEGINSWITH[c] "the"'
               strata export Movies.sqlite --entity Movie --format csv -o movies.csv
@@ -21,13 +22,14 @@ public struct StrataCommand: AsyncParsableCommand {
               strata check Movies.sqlite --repair
               strata shell Movies.sqlite
               strata schema Movies.sqlite --format svg -o movies.svg
-              strata versions Movies.sqlite --model Movies.xcdatamodeld
-              strata migrate Movies.sqlite --model Movies.xcdatamodeld --dry-run
-              strata import-coredata Old.sqlite --model Old.xcdatamodeld --output New.sqlite
+              strata versions Students.sqlite --model Students.xcdatamodeld
+              strata migrate Students.sqlite --model Students.xcdatamodeld --dry-run
+              strata import-coredata Library.sqlite --model Library.xcdatamodeld \\
+                  --output Library-strata.sqlite
               strata history Movies.sqlite --author importer --json
             """,
         subcommands: [
-            DemoCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, WatchCommand.self, CheckCommand.self, ShellCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
+            DemoCommand.self, CreateCommand.self, InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, WatchCommand.self, CheckCommand.self, ShellCommand.self, SchemaCommand.self, VersionsCommand.self, MigrateCommand.self,
             ImportCoreDataCommand.self, HistoryCommand.self,
             SaveLoopCommand.self, MigrateCrashCommand.self,
         ])

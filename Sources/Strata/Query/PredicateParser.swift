@@ -11,7 +11,8 @@ import Foundation
 /// primary    := "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison
 /// comparison := ["ANY" | "SOME" | "ALL" | "NONE"] expression operator ["[" options "]"] expression
 /// expression := literal | list | specifier | keypath | "SELF" ["." keypath]
-///             | variable ["." keypath] | subquery ["." keypath] | "CAST(" number "," "NSDate" ")"
+///             | variable ["." keypath] | subquery ["." keypath]
+///             | "CAST(" (number | iso8601-string) "," "NSDate" ")"
 /// ```
 struct PredicateParser {
     /// The deepest nesting of parentheses, `NOT`, lists and subqueries accepted, so that
@@ -417,13 +418,23 @@ struct PredicateParser {
         return .subquery(collection: collection, variable: variable, predicate: predicate)
     }
 
-    /// `CAST(seconds, "NSDate")`: a date as seconds since 2001-01-01 00:00:00 UTC.
+    /// `CAST(seconds, "NSDate")`: a date as seconds since 2001-01-01 00:00:00 UTC, as Core Data
+    /// writes it; or `CAST("1999-12-31T23:59:59.5Z", "NSDate")`: a date as ISO 8601 text (a day,
+    /// or a day and a time with an optional fraction and zone; UTC when it has none).
     private mutating func parseCast() throws -> QueryExpression {
         advance()
         try expect(.leftParenthesis)
         let seconds: Double
         let token = current
         switch token.kind {
+        case .string(let text):
+            guard let date = DateText.date(fromISO8601: text) else {
+                throw source.error(at: token.start) {
+                    "Expected an ISO 8601 date (such as \"1999-12-31\" or \"1999-12-31T23:59:59.5Z\") or a number of seconds since 2001 in CAST at offset \($0), found \(source.quoted(token.start, token.end))."
+                }
+            }
+            advance()
+            seconds = date.timeIntervalSinceReferenceDate
         case .integer(let magnitude):
             advance()
             guard let value = Int64(exactly: magnitude) else { throw integerOutOfRange(token) }
@@ -439,7 +450,7 @@ struct PredicateParser {
             default: throw expected("a number of seconds since 2001", found: token)
             }
         default:
-            throw expected("a number of seconds since 2001", found: token)
+            throw expected("a number of seconds since 2001 or an ISO 8601 date", found: token)
         }
         try expect(.comma)
         guard case .string("NSDate") = current.kind else { throw expected("\"NSDate\"", found: current) }

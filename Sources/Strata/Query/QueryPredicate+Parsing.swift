@@ -12,9 +12,12 @@ extension QueryPredicate {
     /// `FALSEPREDICATE`, the modifiers `ANY`/`SOME`, `ALL` and `NONE`, key paths with collection
     /// operators (`reviews.@avg.stars`), `SELF`, template variables (`$name`), `SUBQUERY`,
     /// string, number, Boolean and `nil` literals, lists (`{1, 2, 3}`) and dates written as
-    /// `CAST(<seconds since 2001>, "NSDate")`. Keywords are case-insensitive; write `#IN` to use
-    /// a reserved word as a key (after a dot, and for `SUBQUERY` and `CAST` when no `(`
-    /// follows, the `#` is optional).
+    /// `CAST(<seconds since 2001>, "NSDate")` (Core Data's form) or as
+    /// `CAST("<ISO 8601 text>", "NSDate")`: a day (`"1999-12-31"`, midnight UTC), or a day and
+    /// a time with an optional fraction of a second and zone (`"1999-12-31T23:59:59.999999Z"`,
+    /// `"2000-01-01T01:00:00+01:00"`; UTC without one), read exactly. Keywords are
+    /// case-insensitive; write `#IN` to use a reserved word as a key (after a dot, and for
+    /// `SUBQUERY` and `CAST` when no `(` follows, the `#` is optional).
     ///
     /// Format specifiers consume the arguments in order:
     /// - `%@`: the argument's ``PredicateArgument/predicateExpression`` (a value, an object,
@@ -41,8 +44,9 @@ extension QueryPredicate {
     ///   - format: The format string.
     ///   - arguments: One value for each format specifier, in order.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidPredicate`` when the string
-    ///   is malformed, when the number of arguments differs from the number of specifiers, or
-    ///   when an argument does not suit its specifier. ``StrataError/offset`` gives the
+    ///   is malformed (a `CAST` to `NSDate` of text that is not an ISO 8601 date included),
+    ///   when the number of arguments differs from the number of specifiers, or when an
+    ///   argument does not suit its specifier. ``StrataError/offset`` gives the
     ///   0-based character offset of the problem.
     public init(format: String, _ arguments: any PredicateArgument...) throws {
         try self.init(format: format, argumentArray: arguments)

@@ -16,8 +16,8 @@ struct DemoCommand: AsyncParsableCommand {
 
             Examples:
               strata demo
-              strata demo --store /tmp/Demo.sqlite
-              strata demo --store 'postgres://user:password@127.0.0.1:5432/strata?schema=demo'
+              strata demo --store Demo.sqlite
+              strata demo --store 'postgres://me:secret@127.0.0.1/strata?schema=demo'
             """)
 
     @Option(

@@ -14,7 +14,10 @@ struct ExportCommand: ParsableCommand {
             store of any size exports in little memory. Each object has its id (_id), its \
             entity (_entity, when several entities or subentities are exported), its attributes, \
             and the ids its to-one relationships hold. Values use one encoding each (dates in ISO \
-            8601, binary data in Base64, decimals exactly) that `strata import` reads back.
+            8601, UTC, with every digit of the second that tells the stored Date apart from any \
+            other; binary data in Base64; decimals exactly) that `strata import` reads back to \
+            the same values. In --where, CAST("2000-01-01", "NSDate") is a date in ISO 8601 \
+            (CAST(-86400, "NSDate"): seconds since 2001).
 
             Without --entity every entity is exported: NDJSON then holds one line per object of \
             any entity, JSON one array per entity; CSV needs one --entity. A file named with \
@@ -24,7 +27,8 @@ struct ExportCommand: ParsableCommand {
               strata export Movies.sqlite --entity Movie > movies.ndjson
               strata export Movies.sqlite --entity Movie --format csv --output movies.csv
               strata export Movies.sqlite --format json --output everything.json
-              strata export Movies.sqlite --entity Movie --where 'releaseDate > CAST("2000-01-01", "NSDate")'
+              strata export Movies.sqlite --entity Movie \\
+                  --where 'releaseDate > CAST("2000-01-01", "NSDate")'
             """)
 
     @OptionGroup var storeOptions: StoreOptions

@@ -14,7 +14,8 @@ struct VersionsCommand: ParsableCommand {
 
             Examples:
               strata versions Students.sqlite --model Students.xcdatamodeld
-              strata versions 'postgres://app@db.internal/school' --model Students.xcdatamodeld
+              strata versions 'postgres://app@db.internal/school' \\
+                  --model Students.xcdatamodeld
             """)
 
     @Argument(help: "The store: an SQLite file or a postgres:// URL.")
@@ -57,8 +58,10 @@ struct MigrateCommand: ParsableCommand {
 
             Examples:
               strata migrate Students.sqlite --model Students.xcdatamodeld --dry-run
-              strata migrate Students.sqlite --model Students.xcdatamodeld --to "Students 3"
-              strata migrate 'postgres://app@db.internal/school' --model Students.xcdatamodeld
+              strata migrate Students.sqlite --model Students.xcdatamodeld \\
+                  --to "Students 3"
+              strata migrate 'postgres://app@db.internal/school' \\
+                  --model Students.xcdatamodeld
             """)
 
     @Argument(help: "The store: an SQLite file or a postgres:// URL.")
@@ -142,7 +145,8 @@ struct ImportCoreDataCommand: ParsableCommand {
             Strata store in one go. Migrate the result with `strata migrate` afterwards.
 
             Examples:
-              strata import-coredata Library.sqlite --model Library.xcdatamodeld --output Library-strata.sqlite
+              strata import-coredata Library.sqlite --model Library.xcdatamodeld \\
+                  --output Library-strata.sqlite
             """)
 
     @Argument(help: "The SQLite store Core Data wrote.")

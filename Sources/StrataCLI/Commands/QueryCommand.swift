@@ -16,11 +16,14 @@ struct QueryCommand: ParsableCommand {
             objects its to-one relationships hold.
 
             Examples:
-              strata query Movies.sqlite Movie --where 'title BEGINSWITH[c] "the"' --sort -releaseDate --limit 20
-              strata query Movies.sqlite Movie --where 'director.name == "Michael Mann"' --select title,releaseDate
+              strata query Movies.sqlite Movie --where 'title BEGINSWITH[c] "the"' \\
+                  --sort -releaseDate --limit 20
+              strata query Movies.sqlite Movie --where 'director.name == "Michael Mann"' \\
+                  --select title,releaseDate
               strata query Movies.sqlite Movie --count --where 'reviews.@count > 3'
-              strata query Movies.sqlite Movie --group-by director.name --sum boxOffice --sort -director.name
-              strata query 'postgres://localhost/movies' Movie --avg rating --json
+              strata query Movies.sqlite Movie --group-by director.name --sum boxOffice \\
+                  --sort -director.name
+              strata query 'postgres://localhost/movies' Movie --avg boxOffice --json
             """)
 
     @OptionGroup var storeOptions: StoreOptions

@@ -22,10 +22,12 @@ struct WatchCommand: AsyncParsableCommand {
             for scripts. Stop with Ctrl-C, or after --updates results.
 
             Examples:
-              strata watch Movies.sqlite Movie --where 'title BEGINSWITH[c] "the"' --sort -releaseDate
+              strata watch Movies.sqlite Movie --where 'title BEGINSWITH[c] "the"' \\
+                  --sort -releaseDate
               strata watch Movies.sqlite Movie --count
-              strata watch 'postgres://app@db.internal/movies' Movie --group-by director.name --count
-              strata watch Movies.sqlite Movie --updates 2 --json   # the results now and after the next commit
+              strata watch 'postgres://app@db.internal/movies' Movie \\
+                  --group-by director.name --count
+              strata watch Movies.sqlite Movie --updates 2 --json  # now and after a commit
             """)
 
     @OptionGroup var storeOptions: StoreOptions

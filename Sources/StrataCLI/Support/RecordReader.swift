@@ -932,7 +932,7 @@ extension UInt8 {
 /// | Decimal | a number, exactly (at most 38 significant digits) | the same |
 /// | String | a string | the text |
 /// | Boolean | `true`, `false` | `true`/`false`/`1`/`0`/`yes`/`no`, any case |
-/// | Date | an ISO 8601 string | the same |
+/// | Date | an ISO 8601 string, read exactly (or text in the `--date-format` pattern) | the same |
 /// | Binary | a Base64 string | the same |
 /// | UUID, URI | a string (a URI needs a scheme) | the same |
 /// | Codable | any value, as JSON text | text that is JSON |
@@ -942,7 +942,14 @@ extension UInt8 {
 /// are ignored for every type but String and Codable. Null is ``AttributeValue/null`` for every type:
 /// whether the attribute may be null is the caller's question.
 enum ImportedValues {
-    /// The value of `field` for `attribute`, checked against the attribute's type.
+    /// A field that does not fit its attribute's type.
+    struct Mismatch: Error {
+        /// What the attribute takes: `an integer from -32768 to 32767`.
+        var expected: String
+    }
+
+    /// The value of `field` for `attribute`, checked against the attribute's type, with dates
+    /// in ISO 8601.
     ///
     /// - Parameters:
     ///   - field: The field as the file wrote it.
@@ -954,12 +961,28 @@ enum ImportedValues {
     static func attributeValue(_ field: ImportedField, for attribute: AttributeDescription, line: Int) throws
         -> AttributeValue
     {
+        do {
+            return try attributeValue(field, for: attribute, dates: ImportedDateFormat())
+        } catch {
+            throw CommandFailure(
+                "line \(line): attribute \"\(attribute.name)\" (\(attribute.type.xcodeName)): expected \(error.expected), found \(describe(field))")
+        }
+    }
+
+    /// The value of `field` for `attribute`, checked against the attribute's type.
+    ///
+    /// - Parameters:
+    ///   - field: The field as the file wrote it.
+    ///   - attribute: The attribute it is imported into.
+    ///   - dates: How text becomes a date.
+    /// - Returns: A value that matches the attribute's type, or ``AttributeValue/null``.
+    /// - Throws: ``Mismatch``, saying what was expected, when the field does not fit.
+    static func attributeValue(
+        _ field: ImportedField, for attribute: AttributeDescription, dates: ImportedDateFormat
+    ) throws(Mismatch) -> AttributeValue {
         if field == .null { return .null }
         let type = attribute.type
-        func failure(_ expected: String) -> CommandFailure {
-            let attributeName = "attribute \"\(attribute.name)\" (\(type.xcodeName))"
-            return CommandFailure("line \(line): \(attributeName): expected \(expected), found \(describe(field))")
-        }
+        func failure(_ expected: String) -> Mismatch { Mismatch(expected: expected) }
         switch type {
         case .integer16, .integer32, .integer64:
             let range = type.integerRange ?? Int64.min...Int64.max
@@ -1016,8 +1039,8 @@ enum ImportedValues {
             }
             throw failure("true or false (or yes, no, 1, 0)")
         case .date:
-            guard let text = trimmedText(field), let date = ValueText.parseDate(text) else {
-                throw failure("an ISO 8601 date such as 2026-11-27T10:00:00Z")
+            guard let text = trimmedText(field), let date = dates.date(from: text) else {
+                throw failure(dates.expected)
             }
             return .date(date)
         case .binaryData:
@@ -1041,7 +1064,7 @@ enum ImportedValues {
     }
 
     /// The JSON text of a Codable value.
-    private static func codableJSON(_ field: ImportedField, failure: (String) -> CommandFailure) throws -> Data {
+    private static func codableJSON(_ field: ImportedField, failure: (String) -> Mismatch) throws(Mismatch) -> Data {
         switch field {
         case .null: return Data("null".utf8)
         case .json(let text), .number(let text): return Data(text.utf8)

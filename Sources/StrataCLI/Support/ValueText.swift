@@ -1,17 +1,11 @@
 import Foundation
 import Strata
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// How the tool writes attribute values: as text (tables, CSV) and as JSON. One encoding per
 /// type, the one `strata import` reads back:
 ///
-/// - dates: ISO 8601 in UTC, with a fraction of a second when there is one
-///   (`2026-11-27T10:00:00.25Z`);
+/// - dates: ISO 8601 in UTC, with the digits of a fraction of a second that the stored `Double`
+///   needs to read back unchanged (`2026-11-27T10:00:00.25Z`, `…:40.123456789Z`);
 /// - decimals: their exact digits; doubles and floats: the shortest digits that read back the
 ///   same number (`NaN`, `Infinity` and `-Infinity` as strings in JSON);
 /// - binary data: Base64; UUIDs and URLs: their strings; Codable values: their JSON.
@@ -225,174 +219,22 @@ enum ValueText {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// `date` in ISO 8601, UTC, with the fraction of a second when there is one (to the
-    /// microsecond).
+    /// `date` in ISO 8601, UTC, exactly: with the digits of the fraction of a second that tell
+    /// its `Double` apart from every other (``DateText``).
     static func iso8601(_ date: Date) -> String {
-        var bytes: [UInt8] = []
-        appendISO8601(date, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        DateText.iso8601(date)
     }
 
     /// Appends `date` as ``iso8601(_:)`` writes it.
     static func appendISO8601(_ date: Date, to bytes: inout [UInt8]) {
-        let interval = date.timeIntervalSince1970
-        var seconds = time_t(interval.rounded(.down))
-        var micros = Int(((interval - Double(seconds)) * 1_000_000).rounded())
-        if micros >= 1_000_000 {
-            seconds += 1
-            micros -= 1_000_000
-        }
-        var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else {
-            bytes.append(contentsOf: ISO8601DateFormatter().string(from: date).utf8)
-            return
-        }
-        func digits(_ value: Int, count: Int) {
-            var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        let year = Int(parts.tm_year) + 1900
-        if year >= 0 && year < 10_000 {
-            digits(year, count: 4)
-        } else {
-            bytes.append(contentsOf: String(year).utf8)
-        }
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, count: 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), count: 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), count: 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), count: 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), count: 2)
-        if micros > 0 {
-            bytes.append(UInt8(ascii: "."))
-            var fraction = micros
-            var count = 6
-            while fraction % 10 == 0 {
-                fraction /= 10
-                count -= 1
-            }
-            digits(fraction, count: count)
-        }
-        bytes.append(UInt8(ascii: "Z"))
+        DateText.appendISO8601(date, to: &bytes)
     }
 
-    /// Reads a date written as ISO 8601: a full date and time with or without a fraction of a
-    /// second and a zone (UTC when it has none), or a day (`2026-11-27`).
+    /// Reads a date written as ISO 8601: a day (`2026-11-27`), or a day and a time with or
+    /// without a fraction of a second and a zone (UTC when it has none), exactly
+    /// (``DateText/date(fromISO8601:)``).
     static func parseDate(_ text: String) -> Date? {
-        if let date = parseTimestamp(text) { return date }
-        // A day that does not exist (2026-02-30) is no date: the formatters below would move it
-        // into March.
-        let leadingDay = text.prefix(10)
-        if leadingDay.count == 10, leadingDay.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }),
-            parseTimestamp(String(leadingDay)) == nil
-        {
-            return nil
-        }
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withFraction.date(from: text) {
-            // The formatter keeps milliseconds only; the digits after them are added back.
-            return refiningFraction(of: date, from: text)
-        }
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text) { return date }
-        let noZone = ISO8601DateFormatter()
-        noZone.formatOptions = [.withFullDate, .withFullTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
-        noZone.timeZone = TimeZone(identifier: "UTC")
-        if let date = noZone.date(from: text + "Z") { return date }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        return day.date(from: text)
-    }
-
-    /// The common forms, read by hand (a formatter per value would cost more than the rest of
-    /// an import): `YYYY-MM-DD`, then optionally `THH:MM:SS`, a fraction, and `Z` or `±HH:MM`.
-    static func parseTimestamp(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func number(_ digits: Int) -> Int? {
-            guard index + digits <= bytes.count else { return nil }
-            var value = 0
-            for _ in 0..<digits {
-                let byte = bytes[index]
-                guard byte >= 48 && byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-                index += 1
-            }
-            return value
-        }
-        func expect(_ character: Character) -> Bool {
-            guard index < bytes.count, bytes[index] == character.asciiValue else { return false }
-            index += 1
-            return true
-        }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-            (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        var hour = 0
-        var minute = 0
-        var second = 0
-        var fraction = 0.0
-        var offset = 0
-        if index < bytes.count {
-            guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), expect(":"),
-                let s = number(2), h < 24, m < 60, s < 61
-            else { return nil }
-            (hour, minute, second) = (h, m, s)
-            if expect(".") {
-                // The digits as one integer, divided once: one rounding, not one per digit.
-                var value: Int64 = 0
-                var divisor = 1.0
-                var digits = 0
-                while index < bytes.count, bytes[index] >= 48 && bytes[index] <= 57 {
-                    if digits < 15 {
-                        value = value * 10 + Int64(bytes[index] - 48)
-                        divisor *= 10
-                    }
-                    digits += 1
-                    index += 1
-                }
-                guard digits > 0 else { return nil }
-                fraction = Double(value) / divisor
-            }
-            if expect("Z") {
-            } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
-                index += 1
-                guard let hours = number(2), expect(":"), let minutes = number(2) else { return nil }
-                offset = sign * (hours * 3600 + minutes * 60)
-            }
-            guard index == bytes.count else { return nil }
-        }
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
-        let seconds = timegm(&parts)
-        // timegm normalizes 2026-02-30 to March; a date that moved was not a date.
-        guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
-        return Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
-    }
-
-    private static func refiningFraction(of date: Date, from text: String) -> Date {
-        guard let dot = text.firstIndex(of: ".") else { return date }
-        let digits = text[text.index(after: dot)...].prefix { $0.isNumber }
-        guard digits.count > 3, let fraction = Double("0." + digits) else { return date }
-        let whole = date.timeIntervalSince1970.rounded(.down)
-        return Date(timeIntervalSince1970: whole + fraction)
+        DateText.date(fromISO8601: text)
     }
 }
 

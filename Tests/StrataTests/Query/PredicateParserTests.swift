@@ -210,6 +210,19 @@ private let validRows: [PredicateParseRow] = [
     PredicateParseRow(
         "d < cast(-86400.5, 'NSDate')",
         compare(key("d"), .lessThan, .value(.date(Date(timeIntervalSinceReferenceDate: -86400.5))))),
+    // ISO 8601 text in CAST: a day, a time with a fraction and a zone, read exactly.
+    PredicateParseRow(
+        #"d > CAST("1999-12-31", "NSDate")"#,
+        compare(key("d"), .greaterThan, .value(.date(Date(timeIntervalSinceReferenceDate: -31_708_800))))),
+    PredicateParseRow(
+        "d >= CAST('2000-12-31T23:59:59.999999Z', 'NSDate')",
+        compare(key("d"), .greaterThanOrEqualTo, .value(.date(Date(timeIntervalSinceReferenceDate: -0.000001))))),
+    PredicateParseRow(
+        #"d == CAST("2001-01-01T01:00:00.123456789+01:00", "NSDate")"#,
+        compare(key("d"), .equalTo, .value(.date(Date(timeIntervalSinceReferenceDate: 0.123456789))))),
+    PredicateParseRow(
+        #"d < CAST("2001-01-01T00:00:00", "NSDate")"#,
+        compare(key("d"), .lessThan, .value(.date(Date(timeIntervalSinceReferenceDate: 0))))),
     // Whitespace.
     PredicateParseRow("  a   ==   1  ", aEquals(1)),
     PredicateParseRow("a\n==\t1", aEquals(1)),
@@ -284,6 +297,12 @@ private let malformedRows: [MalformedPredicateRow] = [
     MalformedPredicateRow("SUBQUERY a", 9),
     MalformedPredicateRow("d > CAST(1, 'NSString')", 12),
     MalformedPredicateRow("d > CAST('x', 'NSDate')", 9),
+    MalformedPredicateRow("d > CAST('1999-13-01', 'NSDate')", 9),
+    MalformedPredicateRow("d > CAST('1999-02-29', 'NSDate')", 9),
+    MalformedPredicateRow(#"d > CAST("1999-12-31T25:00:00Z", "NSDate")"#, 9),
+    MalformedPredicateRow(#"d > CAST("yesterday", "NSDate")"#, 9),
+    MalformedPredicateRow(#"d > CAST("1999-12-31", "NSString")"#, 23),
+    MalformedPredicateRow("d > CAST(TRUE, 'NSDate')", 9),
     MalformedPredicateRow("é == 'x", 5),
     MalformedPredicateRow("e\u{301} == 'x", 5),
     MalformedPredicateRow("😀 == 1", 0),
@@ -318,6 +337,19 @@ private let malformedRows: [MalformedPredicateRow] = [
         let error = #expect(throws: StrataError.self) { try QueryPredicate(format: row.format) }
         #expect(error?.code == .invalidPredicate)
         #expect(error?.offset == row.offset, "\(error?.message ?? "")")
+    }
+
+    /// Text in `CAST(…, "NSDate")` that is not ISO 8601 says what would be, where.
+    @Test func aCastOfTextThatIsNoDateSaysWhatIsExpected() {
+        let error = #expect(throws: StrataError.self) {
+            try QueryPredicate(format: #"releaseDate > CAST("12/31/1999", "NSDate")"#)
+        }
+        #expect(error?.code == .invalidPredicate)
+        #expect(error?.offset == 19)
+        #expect(
+            error?.message
+                == #"Expected an ISO 8601 date (such as "1999-12-31" or "1999-12-31T23:59:59.5Z") or a number of seconds since 2001 in CAST at offset 19, found '"12/31/1999"'."#,
+            "\(error?.message ?? "")")
     }
 
     @Test func rowCountsCoverTheGrammar() {

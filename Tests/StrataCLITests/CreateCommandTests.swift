@@ -8,7 +8,7 @@ import Testing
 /// `strata create`, run as a process: an empty store from an Xcode model bundle (a chosen
 /// version or the current one), one Xcode model, or a schema JSON, as an SQLite file or in a
 /// PostgreSQL schema; never over an existing store.
-@Suite(.timeLimit(.minutes(3))) struct CreateCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct CreateCommandTests {
     /// The fixtures of StrataTests: a bundle of three versions (the current one "Movies 3"), and
     /// one Xcode model.
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

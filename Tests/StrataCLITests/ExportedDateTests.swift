@@ -10,7 +10,7 @@ import Testing
 ///
 /// A stored `Date` is the `Double` of seconds since 2001 that it holds (see `SQLiteValueCoding`),
 /// so "the same" here means the same `Double`, bit for bit: not merely the same microsecond.
-@Suite(.timeLimit(.minutes(3))) struct ExportedDateTests {
+@Suite(.timeLimit(.minutes(10))) struct ExportedDateTests {
     /// 1,000 seeded random dates of the kinds stores hold (every bit of a `Double`, whole
     /// microseconds, near 2001, whole seconds, today's, thousands of years away), and a few that
     /// broke before.

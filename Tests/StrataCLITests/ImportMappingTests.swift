@@ -8,7 +8,7 @@ import Testing
 /// `strata import` of CSV that a spreadsheet wrote, as a process: columns mapped to attributes
 /// of other names (`--map`), dates in a pattern (`--date-format`), Booleans in their common
 /// spellings; and one-line errors that name the row and column of a value that does not fit.
-@Suite(.timeLimit(.minutes(3))) struct ImportMappingTests {
+@Suite(.timeLimit(.minutes(10))) struct ImportMappingTests {
     static let model = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
         <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">

@@ -86,6 +86,10 @@ extension ModelVersion {
     /// The versions whose schema wrote the store at `url` (zero or one, unless two versions
     /// share a schema). Reads the store's metadata without opening it for writing.
     ///
+    /// For a store Core Data wrote, the versions whose table layout fits it: usually one;
+    /// several when they differ only in what the tables do not show (optionality, defaults,
+    /// validation rules) — ``ambiguity(among:)`` says what. Nothing is written either way.
+    ///
     /// ```swift
     /// switch try Versions.versionsForStore(at: url).first {
     /// case Versions.currentVersion?: break                     // up to date
@@ -103,10 +107,50 @@ extension ModelVersion {
     /// The versions whose schema wrote the store `description` names (see
     /// ``versionsForStore(at:)``).
     public static func versionsForStore(_ description: StoreDescription) throws -> [Self] {
-        guard let recorded = try description.recordedSchema() else {
+        let recorded: Schema?
+        do {
+            recorded = try description.recordedSchema()
+        } catch let error as StrataError where error.code == .notAStore && description.isCoreDataStore {
+            return try coreDataVersions(of: description)
+        }
+        guard let recorded else {
             throw StrataError(.storeNotWritable, "There is no store to detect the version of: \(description.kind).")
         }
         return try allCases.filter { try $0.modelVersion.versionHash == recorded.versionHash }
+    }
+
+    /// The versions whose table layout fits the Core Data store `description` names (Core
+    /// Data records no schema Strata can compare; its tables show entities, properties and
+    /// relationships).
+    private static func coreDataVersions(of description: StoreDescription) throws -> [Self] {
+        guard case .sqlite(let url) = description.kind else { return [] }
+        return try allCases.filter { version in
+            do {
+                try StoreDescription.checkCoreDataStore(at: url, schema: try version.modelVersion)
+                return true
+            } catch let error as StrataError where error.code == .incompatibleSchema {
+                return false
+            }
+        }
+    }
+
+    /// Why a Core Data store fits several of the versions: what tells those versions apart,
+    /// which its tables do not show. `nil` when `versions` are fewer than two.
+    ///
+    /// ```swift
+    /// let versions = try Versions.versionsForStore(at: coreDataURL)
+    /// if let reason = try Versions.ambiguity(among: versions) { print(reason) }
+    /// // "v2 and v3 differ only in what Core Data's tables do not show: Student.name: optional → required"
+    /// ```
+    public static func ambiguity(among versions: [Self]) throws -> String? {
+        guard versions.count > 1, let first = versions.first else { return nil }
+        var differences: [String] = []
+        for version in versions.dropFirst() {
+            let changes = try version.modelVersion.difference(from: try first.modelVersion).changes.map { "\($0)" }
+            differences.append(
+                "\(first.versionName) → \(version.versionName): " + (changes.isEmpty ? "no difference" : changes.joined(separator: "; ")))
+        }
+        return "\(versions.map(\.versionName).joined(separator: ", ")) all fit the store's tables; they differ only in what Core Data's tables do not show (\(differences.joined(separator: " | "))). A migration starts from the newest of them."
     }
 
     /// The versions whose schema is the one `container` was opened with.

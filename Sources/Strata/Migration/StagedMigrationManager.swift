@@ -16,6 +16,10 @@ import Foundation
 ///   changes, not the store's size). When a stage runs code, every stage works on a copy of
 ///   the store, which replaces it in one rename once all of them succeeded.
 /// - Consecutive versions without a stage migrate lightweight.
+/// - A store that Core Data wrote migrates too: it is converted at the version that wrote it
+///   (found from its tables) and migrated on a new file, which takes its place in one rename —
+///   a process killed at any moment leaves the untouched Core Data store or the complete
+///   migrated one. See ``StoreDescription/keepsConvertedCoreDataStore``.
 /// - No other container may have the store open while it migrates.
 public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     /// The stages, oldest first.
@@ -120,10 +124,27 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
         _ description: StoreDescription, to target: Version, progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> MigrationPlan<Version> {
         let plan = try plan(forStore: description, to: target)
-        guard !plan.stages.isEmpty else { return plan }
         let steps = try plan.stages.map {
             StoreMigrationStep(source: try $0.source.modelVersion, destination: try $0.destination.modelVersion, label: $0.label)
         }
+        if description.isCoreDataStore {
+            // A store Core Data wrote: converted at the version that wrote it, then migrated,
+            // all on a new file that takes the Core Data store's place in one rename.
+            let label = "Convert the Core Data store (\(plan.source.versionName))"
+            progress?(MigrationProgress(stage: 0, stageCount: steps.count, label: label, phase: "import"))
+            try PersistentContainer.convertCoreDataStoreExclusively(
+                description, writtenWith: try plan.source.modelVersion,
+                progress: { imported in
+                    progress?(
+                        MigrationProgress(
+                            stage: 0, stageCount: steps.count, label: label, phase: "import", rows: imported.completedUnitCount))
+                }
+            ) { converted in
+                try runStages(plan, steps, on: converted, progress: progress)
+            }
+            return plan
+        }
+        guard !plan.stages.isEmpty else { return plan }
         let count = steps.count
         guard plan.stages.contains(where: \.isCustom) else {
             try description.migrateStoreSchema(steps) { number, rows in
@@ -133,6 +154,18 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
         }
         let copy = try description.makeMigrationCopy()
         defer { copy.removeMigrationCopy() }
+        try runStages(plan, steps, on: copy, progress: progress)
+        try description.replaceStore(withMigratedCopy: copy)
+        return plan
+    }
+
+    /// Runs the stages one by one on `copy`, a store nothing else uses: each stage's code, and
+    /// its schema change in a transaction of its own.
+    private func runStages(
+        _ plan: MigrationPlan<Version>, _ steps: [StoreMigrationStep], on copy: StoreDescription,
+        progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws {
+        let count = steps.count
         for (number, (stage, step)) in zip(plan.stages, steps).enumerated() {
             func report(_ phase: String, rows: Int = 0) {
                 progress?(MigrationProgress(stage: number + 1, stageCount: count, label: stage.label, phase: phase, rows: rows))
@@ -149,8 +182,6 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
                 try run(post, of: stage, phase: "post-migration", on: copy, schema: step.destination)
             }
         }
-        try description.replaceStore(withMigratedCopy: copy)
-        return plan
     }
 
     /// Runs a stage's code on a context of `schema` over the copy, and saves it.

@@ -165,7 +165,14 @@ public final class PersistentContainer: Sendable {
         _ description: StoreDescription, schema: Schema, besides entries: [StoreEntry]
     ) throws -> any PersistentStore {
         let storeSchema = try schema.subschema(forConfiguration: description.configuration)
-        let store = try description.makeStore(schema: storeSchema)
+        let store: any PersistentStore
+        do {
+            store = try description.makeStore(schema: storeSchema)
+            description.finishInterruptedCoreDataConversion()
+        } catch let error as StrataError where error.code == .notAStore && description.isCoreDataStore {
+            // A store Core Data wrote: converted in place (or, read-only, copied into memory).
+            store = try openCoreDataStore(description, schema: storeSchema)
+        }
         // Objects are found by their store's identifier: two stores with one (the same file
         // twice, or a file and its in-memory copy) would make IDs ambiguous.
         if entries.contains(where: { $0.store.identifier == store.identifier }) {

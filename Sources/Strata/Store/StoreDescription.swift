@@ -101,6 +101,21 @@ public struct StoreDescription: Sendable, Hashable {
     /// opens it, so that no reader ever misses a transaction.
     public var isPersistentHistoryTrackingEnabled: Bool
 
+    /// Whether a Core Data store converted in place is kept beside the converted store, as
+    /// `<file>.coredata` (its external-data folder too); `false`, the default, removes it once
+    /// the conversion is complete.
+    ///
+    /// A container, stack or migration that opens an SQLite file Core Data wrote converts it
+    /// into a Strata store in place, in one atomic step (see "Versions and Migrations"): until
+    /// the step is done the Core Data file is untouched, and after it the converted store is
+    /// complete. A read-only description never converts: it opens an in-memory copy.
+    ///
+    /// ```swift
+    /// var description = StoreDescription.sqlite(coreDataURL)
+    /// description.keepsConvertedCoreDataStore = true    // Movies.sqlite.coredata stays
+    /// ```
+    public var keepsConvertedCoreDataStore = false
+
     /// Where the store logs (swift-log): connection events, conflicts, slow statements and,
     /// when ``tracesStatements`` is on, every statement. `nil`, the default, logs nothing, and
     /// nothing is ever printed to standard output.

@@ -9,7 +9,7 @@ import Testing
 /// (`CoreDataImportTests`) lacks: ordered one-to-many and many-to-many relationships, a to-many
 /// relationship without inverse, transformable values archived by `NSSecureUnarchiveFromData`,
 /// and a store larger than one import batch. Laid out per `Fixtures/CoreData/FORMAT.md`.
-@Suite(.timeLimit(.minutes(2))) struct CoreDataRelationshipImportTests {
+@Suite(.timeLimit(.minutes(10))) struct CoreDataRelationshipImportTests {
     let directory: TemporaryDirectory
     var source: URL { directory.url.appendingPathComponent("Library.sqlite") }
     var destination: URL { directory.url.appendingPathComponent("Imported.sqlite") }
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func storesLargerThanABatchImportWithRelationshipsAcrossBatches() throws {
-        let songs = 2 * CoreDataImport.batchSize + 17
+        let songs = 2 * StoreSnapshotImporter.batchSize + 17
         try makeCoreDataStore(songs: songs)
         let schema = try Self.schema()
         let phases = LockedBox<[CoreDataImport.Progress]>([])

@@ -1,0 +1,127 @@
+import Foundation
+
+/// SQLite files that Core Data wrote: imported into new Strata stores, opened read-only as
+/// in-memory copies, or converted in place when a container opens one for writing.
+extension PersistentContainer {
+    /// Imports the Core Data store at `source`, written with `schema`, into a new Strata store
+    /// at `destination`, in one go: the new store appears complete, or not at all (see
+    /// ``CoreDataImport/importStore(at:schema:to:progress:)``).
+    ///
+    /// - Returns: The number of objects imported.
+    @discardableResult
+    static func importCoreDataStore(
+        at source: URL, schema: Schema, to destination: URL, progress: ((StoreImportProgress) -> Void)?
+    ) throws -> Int {
+        guard !FileManager.default.fileExists(atPath: destination.path) else {
+            throw StrataError(
+                .storeNotWritable, "\(destination.path) exists; import into a new file.", fileURL: destination)
+        }
+        let folder = destination.deletingLastPathComponent()
+        let building = folder.appendingPathComponent(".\(destination.lastPathComponent)-\(UUID().uuidString).strata-importing")
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }
+        }
+        // The source's layout is checked before anything is written.
+        let count = try StoreDescription.readCoreDataStore(at: source, schema: schema) { snapshot in
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let container = try PersistentContainer(name: "Import", schema: schema, storeDescriptions: [.sqlite(building)])
+            do {
+                var importer = StoreSnapshotImporter(
+                    schema: schema, source: source, context: container.newBackgroundContext(), progress: progress)
+                let count = try importer.run(snapshot)
+                try container.close()
+                return count
+            } catch {
+                try? container.close()
+                throw error
+            }
+        }
+        // A journal or WAL left by a deleted store of that name would be replayed into the new one.
+        for suffix in ["-journal", "-wal", "-shm"] where !FileManager.default.fileExists(atPath: destination.path) {
+            try? FileManager.default.removeItem(atPath: destination.path + suffix)
+        }
+        guard link(building.path, destination.path) == 0 else {
+            throw StrataError(
+                .storeNotWritable, "Cannot put the imported store at \(destination.path); it may exist now.",
+                fileURL: destination)
+        }
+        return count
+    }
+
+    /// Opens the Core Data store `description` names for a container holding `schema`: a
+    /// read-only description gets an in-memory copy (the file is only read); any other
+    /// converts the file in place, then opens it.
+    static func openCoreDataStore(_ description: StoreDescription, schema: Schema) throws -> any PersistentStore {
+        guard case .sqlite(let url) = description.kind else { return try description.makeStore(schema: schema) }
+        if description.isReadOnly {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "strata-coredata-\(UUID().uuidString)", isDirectory: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let copy = folder.appendingPathComponent(url.lastPathComponent)
+            try importCoreDataStore(at: url, schema: schema, to: copy, progress: nil)
+            var inMemory = description
+            inMemory.kind = .inMemory
+            inMemory.initialContentsURL = copy
+            return try inMemory.makeStore(schema: schema)
+        }
+        try convertCoreDataStore(description, writtenWith: schema)
+        return try description.makeStore(schema: schema)
+    }
+
+    /// Converts the Core Data store `description` names, written with `schema`, into a Strata
+    /// store in place, in one atomic step: the objects are imported into a new file beside it,
+    /// `migrate` runs on that file (a staged migration to the app's version), and the file
+    /// then takes the Core Data store's place in one rename. A process killed at any moment
+    /// leaves either the untouched Core Data store or the complete converted one; the Core Data
+    /// file is removed afterwards unless ``StoreDescription/keepsConvertedCoreDataStore``.
+    ///
+    /// - Parameters:
+    ///   - description: The Core Data store (an SQLite file).
+    ///   - schema: The schema of the model version that wrote it.
+    ///   - progress: Called as the import goes.
+    ///   - migrate: Work on the converted file before it takes the store's place.
+    /// - Throws: ``StrataError``: the import's errors (``StrataError/Code/incompatibleSchema``
+    ///   when `schema` did not write the store), `migrate`'s, or
+    ///   ``StrataError/Code/storeInUse`` while another container or program has the store open.
+    ///   The Core Data store is then as it was.
+    package static func convertCoreDataStore(
+        _ description: StoreDescription, writtenWith schema: Schema,
+        progress: ((StoreImportProgress) -> Void)? = nil, migrate: ((StoreDescription) throws -> Void)? = nil
+    ) throws {
+        try description.withExclusiveAccess {
+            try convertCoreDataStoreExclusively(description, writtenWith: schema, progress: progress, migrate: migrate)
+        }
+    }
+
+    /// ``convertCoreDataStore(_:writtenWith:progress:migrate:)`` for a caller that holds the
+    /// store to itself already (a migration).
+    package static func convertCoreDataStoreExclusively(
+        _ description: StoreDescription, writtenWith schema: Schema,
+        progress: ((StoreImportProgress) -> Void)? = nil, migrate: ((StoreDescription) throws -> Void)? = nil
+    ) throws {
+        do {
+            // Another process may have converted it while this one waited.
+            guard description.isCoreDataStore, case .sqlite(let url) = description.kind,
+                let converted = description.makeConversionURL()
+            else { return }
+            defer { SQLiteStoreFiles.remove(converted) }
+            try importCoreDataStore(at: url, schema: schema, to: converted, progress: progress)
+            if let migrate {
+                var target = description
+                target.kind = .sqlite(converted)
+                target.isPersistentHistoryTrackingEnabled = false
+                target.remoteChangePollingInterval = nil
+                try migrate(target)
+            }
+            try description.replaceCoreDataStore(withConverted: converted, keepingOriginal: description.keepsConvertedCoreDataStore)
+        }
+    }
+}
+
+/// Files of an SQLite store, as the object layer removes a scratch store it made.
+enum SQLiteStoreFiles {
+    /// Removes the store at `url` with its journal, WAL and shared-memory files.
+    static func remove(_ url: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+}

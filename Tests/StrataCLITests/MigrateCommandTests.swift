@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StrataTesting
 import Testing
 
@@ -78,4 +79,85 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.errorOutput.hasPrefix("strata: error: "))
     }
+
+    /// A plan that removes an attribute holding data is refused without --force, and the dry
+    /// run says what would be lost.
+    @Test func aPlanThatDropsDataIsRefusedWithoutForce() throws {
+        let bundle = try XcodeModelBundle.load(contentsOf: Self.model)
+        let schema = try #require(bundle.version(named: "Students 2")).schema
+        let container = try PersistentContainer(name: "Students", schema: schema, storeDescriptions: [.sqlite(store)])
+        let context = container.newBackgroundContext()
+        let student = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Student")).first)
+        try student.setValue(Data("{}".utf8), forKey: "blob")
+        try context.save()
+        try container.close()
+        let before = try Data(contentsOf: store)
+
+        let refused = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        #expect(refused.status == 2)
+        #expect(refused.errorOutput.contains("Student.blob: 1 object holds a value"), "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("--force"))
+        #expect(try Data(contentsOf: store) == before)
+        let dryRun = try runStrata(["migrate", store.path, "--model", Self.model.path, "--dry-run"])
+        #expect(dryRun.status == 0)
+        #expect(dryRun.errorOutput.contains("Warning: the plan removes data the store holds"))
+        // Up to the version before the drop, nothing is lost: no refusal.
+        #expect(try runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 3"]).status == 0)
+        let forced = try runStrata(["migrate", store.path, "--model", Self.model.path, "--force"])
+        #expect(forced.status == 0, "\(forced.errorOutput)")
+        #expect(try runStrata(["versions", store.path, "--model", Self.model.path]).output.contains("Students 4 (store, current)"))
+    }
 }
+
+/// `versions`, `info` and `migrate` on a store Core Data wrote with the first version of the
+/// student model: detected from its tables, shown with its own identifier, converted in place.
+@Suite(.timeLimit(.minutes(10))) struct CoreDataStoreCommandTests {
+    static let uuid = "9C1B8E4A-0000-4000-8000-00000000A11C"
+    let directory: TemporaryDirectory
+    var store: URL { directory.url.appendingPathComponent("Students.sqlite") }
+    var model: String { MigrateCommandTests.model.path }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE ZSTUDENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZBLOB BLOB );
+                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Student', 0, 2);
+                INSERT INTO ZSTUDENT VALUES (1, 1, 1, X'7B7D'), (2, 1, 1, NULL);
+                """)
+            try db.execute(sql: "INSERT INTO Z_METADATA VALUES (1, ?, X'')", arguments: [Self.uuid])
+        }
+        try queue.close()
+    }
+
+    @Test func versionsAndInfoReadTheCoreDataStore() throws {
+        let before = try Data(contentsOf: store)
+        let versions = try runStrata(["versions", store.path, "--model", model])
+        #expect(versions.status == 0, "\(versions.errorOutput)")
+        #expect(versions.output == "Students (store)\nStudents 2\nStudents 3\nStudents 4 (current)\n")
+        let info = try runStrata(["info", store.path, "--model", model, "--json"])
+        #expect(info.status == 0, "\(info.errorOutput)")
+        #expect(info.output.contains("\"identifier\" : \"\(Self.uuid)\"") || info.output.contains("\"identifier\":\"\(Self.uuid)\""), "\(info.output)")
+        #expect(try Data(contentsOf: store) == before)
+    }
+
+    @Test func migrateConvertsTheCoreDataStoreInPlace() throws {
+        let dryRun = try runStrata(["migrate", store.path, "--model", model, "--to", "Students 3", "--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.errorOutput)")
+        #expect(dryRun.output.hasPrefix("A Core Data store written with Students: converted into a Strata store in place, then migrated."))
+        #expect(StoreDescription.sqlite(store).isCoreDataStore)
+
+        let migrated = try runStrata(["migrate", store.path, "--model", model, "--to", "Students 3", "--keep-core-data"])
+        #expect(migrated.status == 0, "\(migrated.errorOutput)")
+        #expect(migrated.output.hasSuffix("Migrated to Students 3.\n"))
+        #expect(!StoreDescription.sqlite(store).isCoreDataStore)
+        #expect(FileManager.default.fileExists(atPath: store.path + ".coredata"))
+        #expect(try runStrata(["versions", store.path, "--model", model]).output.contains("Students 3 (store)"))
+        let query = try runStrata(["query", store.path, "Student", "--count"])
+        #expect(query.output.contains("2"), "\(query.output) \(query.errorOutput)")
+    }
+}
+

@@ -100,7 +100,7 @@ struct InfoCommand: ParsableCommand {
             fileSize: fileURL.flatMap { fileSize($0.path) },
             writeAheadLogSize: opened.kind == .sqlite ? fileURL.flatMap { fileSize($0.path + "-wal") } : nil,
             storageSize: try? (store as? PostgresStore)?.storageSize(),
-            identifier: store.identifier, versionHash: opened.schema.versionHash,
+            identifier: opened.identifier, versionHash: opened.schema.versionHash,
             modelVersion: opened.modelVersionName, persistentHistory: history, entities: counts)
     }
 

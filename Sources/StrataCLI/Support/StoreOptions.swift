@@ -60,6 +60,15 @@ final class OpenedStore {
     /// The store itself.
     var store: any PersistentStore { container.stores[0] }
 
+    /// The store's identifier: for a Core Data store its own (`Z_UUID`), not the in-memory
+    /// copy's the tool reads it through.
+    var identifier: String {
+        guard kind == .coreData, let fileURL, let uuid = StoreDescription.sqlite(fileURL).coreDataStoreUUID else {
+            return store.identifier
+        }
+        return uuid
+    }
+
     private init(
         kind: Kind, location: String, fileURL: URL?, schema: Schema, container: PersistentContainer,
         modelVersionName: String?
@@ -126,7 +135,7 @@ final class OpenedStore {
         try checkCoreDataTables(try SQLiteStore.tableNames(at: url), at: url)
         guard !forWriting else {
             throw CommandFailure(
-                "\(url.path) is a Core Data store, which strata only reads; import it into a Strata store first with `strata import-coredata`.")
+                "\(url.path) is a Core Data store, which strata only reads here; convert it with `strata migrate \(url.path) --model Model.xcdatamodeld` (in place) or `strata import-coredata` (into a new file).")
         }
         guard let modelPath = model else {
             throw CommandFailure(

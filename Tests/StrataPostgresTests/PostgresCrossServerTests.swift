@@ -15,7 +15,7 @@ import Testing
 /// and conflicts are found across them exactly as within one process.
 @Suite struct PostgresCrossServerTests {
     /// Waits up to `timeout` for `condition`, on this thread.
-    private func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+    private func eventually(timeout: Duration = .seconds(300), _ condition: () -> Bool) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }

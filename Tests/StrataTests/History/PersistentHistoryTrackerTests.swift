@@ -32,8 +32,8 @@ import Testing
         }
     }
 
-    /// Waits up to `limit` for `condition`.
-    func eventually(within limit: Duration = .seconds(1), _ condition: @MainActor () throws -> Bool) async throws -> Bool {
+    /// Waits for `condition`; the limit only catches a hang (no test depends on timing).
+    func eventually(within limit: Duration = .seconds(300), _ condition: @MainActor () throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if try await MainActor.run(body: condition) { return true }

@@ -244,7 +244,7 @@ import Testing
 
     /// Polls `condition` (registrations are removed when a stream's consumer stops, on another thread).
     func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(300)
         while !condition() {
             guard ContinuousClock.now < deadline else {
                 Issue.record("condition not met within 10 s")

@@ -238,10 +238,10 @@ struct RepoFixture: Sendable {
         container.stores.compactMap { ($0 as? SQLiteStore)?.commitObservers.count }.reduce(0, +)
     }
 
-    /// Waits (up to about 5 s) until the commit observer count is `expected`; returns the last
+    /// Waits (up to five minutes, a hang detector) until the commit observer count is `expected`; returns the last
     /// count seen.
     func waitForCommitObserverCount(_ expected: Int) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(300)
         while commitObserverCount != expected, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

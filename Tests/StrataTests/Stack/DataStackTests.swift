@@ -40,9 +40,9 @@ extension TransactionAuthor {
         return note
     }
 
-    /// Waits up to a second for `condition`.
+    /// Waits for `condition`; the limit only catches a hang.
     func eventually(_ condition: @MainActor () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(1)
+        let deadline = ContinuousClock.now + .seconds(300)
         while ContinuousClock.now < deadline {
             if try await MainActor.run(body: condition) { return true }
             try await Task.sleep(for: .milliseconds(10))

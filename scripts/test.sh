@@ -3,8 +3,26 @@
 # builds and runs every test target, checks that the benchmarks still build and run (small
 # sizes; their speed is measured by Benchmarks/run.sh, not here), and runs the example server's
 # smoke test (two instances on one PostgreSQL database under a short load).
+#
+#   scripts/test.sh [ARGS…]         the whole suite (what CI runs); ARGS go to `swift test`
+#   scripts/test.sh --tsan [ARGS…]  the whole test suite under ThreadSanitizer, by hand (not in
+#                                   CI): builds with `--sanitize=thread` into .build-tsan (the
+#                                   normal build in .build is kept) and runs every test, and the
+#                                   `strata` processes the tests start, instrumented. Fails when
+#                                   a test fails or when ThreadSanitizer reports anything (a data
+#                                   race, say) in the tests or in any child process; the reports
+#                                   are printed at the end. Known reports in code that is not
+#                                   Strata's are suppressed by scripts/tsan-suppressions.txt.
+#                                   Skips the benchmarks and the example server. Takes about an
+#                                   hour on two cores, most of it the first build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+tsan=false
+if [[ ${1:-} == --tsan ]]; then
+    tsan=true
+    shift
+fi
 
 # Each phase says how long it took (on standard error), so a slow CI run shows where it went.
 phase_start=$SECONDS
@@ -51,6 +69,30 @@ trap 'scripts/postgres.sh stop "$postgres_dir"' EXIT
 STRATA_POSTGRES_URL=$(scripts/postgres.sh start "$postgres_dir")
 export STRATA_POSTGRES_URL
 phase "starting PostgreSQL"
+
+if $tsan; then
+    # A separate scratch path, so that the normal build is not thrown away.
+    tsan_build=(--sanitize=thread --scratch-path .build-tsan)
+    swift build --build-tests "${tsan_build[@]}"
+    phase "building with ThreadSanitizer"
+    # Every report goes to a file of its own (report.PID), from this process's tests and from
+    # every child they start (children inherit TSAN_OPTIONS): a report is found even where a
+    # test discards a child's standard error. halt_on_error ends the reporting process at once,
+    # so the test it belongs to fails too.
+    tsan_reports=$(mktemp -d "${TMPDIR:-/tmp}/strata-tsan.XXXXXX")
+    export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan-suppressions.txt log_path=$tsan_reports/report${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
+    status=0
+    swift test --skip-build "${tsan_build[@]}" "$@" || status=$?
+    phase "testing with ThreadSanitizer"
+    if compgen -G "$tsan_reports/report*" >/dev/null; then
+        cat "$tsan_reports"/report* >&2
+        echo "test.sh: ThreadSanitizer reported problems (above; kept in $tsan_reports):" >&2
+        grep -h '^WARNING: ThreadSanitizer\|^ThreadSanitizer:\|ERROR: ThreadSanitizer' "$tsan_reports"/report* | sort | uniq -c >&2 || true
+        exit 1
+    fi
+    rm -rf "$tsan_reports"
+    exit "$status"
+fi
 
 swift build --build-tests
 phase "building"

@@ -163,7 +163,8 @@ final class SubscriptionState<Output>: @unchecked Sendable {
 
 /// One subscriber's subscription: a task iterating the sequence.
 final class SequenceSubscription<Output: Sendable, Failure: Error>: Subscription {
-    private let state = SubscriptionState<Output>()
+    /// Internal, not private: tests look at the elements kept for the subscriber.
+    let state = SubscriptionState<Output>()
     private let produce: @Sendable (Emitter<Output>) async -> Failure?
 
     init<S: Subscriber>(

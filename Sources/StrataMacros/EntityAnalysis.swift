@@ -35,6 +35,7 @@ struct PropertyInfo {
 /// Everything `@Entity` needs to know about a class, plus the problems found on the way.
 struct EntityAnalysis {
     var className: String
+    var isClass: Bool
     var superclassName: String?
     var isFinal: Bool
     var accessPrefix: String
@@ -62,6 +63,12 @@ struct EntityAnalysis {
         return "\(superclassName).__strata_\(superclassBaseName)_\(member)"
     }
     var hasErrors: Bool { diagnostics.contains { $0.diagMessage.severity == .error } }
+    /// Whether the declaration is a class that is not final, which other classes may inherit
+    /// from (even when `@Entity` reported that it must be final).
+    var mayBeSubclassed: Bool { isClass && !isFinal }
+    /// Whether the macro is the form that declares a conformance to ValueSnapshotRepresentable:
+    /// `@Entity`, for final classes, as opposed to `@Entity(.abstract)` and `@Entity(.inheritable)`.
+    var declaresValueSnapshot: Bool { !isInheritable }
 
     static let primitiveTypes: Set<String> = [
         "Int", "Int16", "Int32", "Int64", "Double", "Float", "Decimal", "String", "Bool", "Date", "Data", "UUID", "URL",
@@ -79,6 +86,7 @@ struct EntityAnalysis {
     init(declaration: some DeclGroupSyntax, attribute node: AttributeSyntax) {
         let classDecl = declaration.as(ClassDeclSyntax.self)
         className = classDecl?.name.trimmedDescription ?? "Entity"
+        isClass = classDecl != nil
         isFinal = declaration.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         let isPublic = declaration.modifiers.contains {
             $0.name.tokenKind == .keyword(.public) || $0.name.tokenKind == .keyword(.open)
@@ -129,7 +137,7 @@ struct EntityAnalysis {
                 fixIts: [FixIt(message: EntityFixIt(message: "Add 'final'"), changes: [
                     .replace(oldNode: Syntax(classDecl.classKeyword),
                              newNode: Syntax(TokenSyntax.identifier("final class", leadingTrivia: classDecl.classKeyword.leadingTrivia, trailingTrivia: classDecl.classKeyword.trailingTrivia)))
-                ])])
+                ]), Self.markingInheritable(node)].compactMap { $0 })
         }
 
         for member in classDecl.memberBlock.members {
@@ -166,6 +174,22 @@ struct EntityAnalysis {
         return .replace(
             oldNode: Syntax(clause),
             newNode: Syntax(clause.with(\.inheritedTypes, InheritedTypeListSyntax([managedObject] + Array(clause.inheritedTypes)))))
+    }
+
+    /// The fix-it that turns a plain `@Entity` into `@Entity(.inheritable)`, for a class that
+    /// other entities inherit from (a port of `class Student: Person`); `nil` when the
+    /// attribute has arguments already.
+    static func markingInheritable(_ attribute: AttributeSyntax) -> FixIt? {
+        guard attribute.arguments == nil else { return nil }
+        let option = LabeledExprSyntax(expression: MemberAccessExprSyntax(name: .identifier("inheritable")))
+        let marked = attribute
+            .with(\.leftParen, .leftParenToken())
+            .with(\.arguments, .argumentList(LabeledExprListSyntax([option])))
+            .with(\.rightParen, .rightParenToken(trailingTrivia: attribute.attributeName.trailingTrivia))
+            .with(\.attributeName, attribute.attributeName.with(\.trailingTrivia, []))
+        return FixIt(
+            message: EntityFixIt(message: "Mark it @Entity(.inheritable)"),
+            changes: [.replace(oldNode: Syntax(attribute), newNode: Syntax(marked))])
     }
 
     mutating func diagnose(_ kind: EntityDiagnostic, _ message: String, at node: Syntax, fixIts: [FixIt] = []) {

@@ -15,8 +15,9 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     ) throws -> [DeclSyntax] {
         let analysis = EntityAnalysis(declaration: declaration, attribute: node)
         for diagnostic in analysis.diagnostics { context.diagnose(diagnostic) }
-        guard !analysis.hasErrors else { return [] }
-        return EntityGenerator(analysis).members()
+        if !analysis.hasErrors { return EntityGenerator(analysis).members() }
+        guard analysis.mayBeSubclassed else { return [] }
+        return EntityGenerator(analysis).standIns()
     }
 
     // MARK: Member-attribute role: accessors on every stored property.
@@ -48,13 +49,18 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         let analysis = EntityAnalysis(declaration: declaration, attribute: node)
-        guard !analysis.hasErrors else { return [] }
         // `@Entity` declares both conformances and is for final classes; `@Entity(.abstract)` and
         // `@Entity(.inheritable)` declare only PersistentModel. Every declared conformance must be
-        // emitted for a class that is subclassed (the Swift 6.3 compiler crashes otherwise); the
-        // compiler leaves out of `protocols` the ones a subclass already inherits.
+        // emitted for a class that is subclassed, errors or not: the Swift 6.3 compiler crashes
+        // (assertion `isConcrete()`) looking up a subclass's conformances when one is missing,
+        // before it shows any diagnostic. The compiler leaves out of `protocols` the ones a
+        // subclass already inherits. A non-final class with errors gets them too, with the
+        // stand-ins of ``EntityGenerator/standIns()``; a final class (which nothing can subclass)
+        // and anything that is not a class get nothing.
+        if analysis.hasErrors && !analysis.mayBeSubclassed { return [] }
         let wanted = protocols.map(\.trimmedDescription).filter { name in
             !name.hasSuffix("ValueSnapshotRepresentable") || analysis.isFinal
+                || (analysis.hasErrors && analysis.declaresValueSnapshot)
         }
         guard !wanted.isEmpty else { return [] }
         let decl: DeclSyntax = "extension \(type.trimmed): \(raw: wanted.joined(separator: ", ")) {}"
@@ -110,6 +116,33 @@ struct EntityGenerator {
                     try __strata_\(raw: name)_update(from: value)
                 }
                 """)
+        }
+        return members
+    }
+
+    /// What a class that `@Entity` reported errors on gets when it may be subclassed: empty
+    /// stand-ins for the members a subclass's generated code uses (the key-path tables, `Value`,
+    /// making and applying a `Value`) and, when the macro's form declares the conformance, for
+    /// the requirements of `ValueSnapshotRepresentable`. With them the declared conformances
+    /// can be emitted (the compiler crashes on a subclass otherwise) without errors of their
+    /// own, and a subclass's code adds few. Nothing runs them: the module does not compile
+    /// while the reported errors stand.
+    func standIns() -> [DeclSyntax] {
+        var members: [DeclSyntax] = [
+            """
+            /// Stands in, empty, until the errors `@Entity` reported on `\(raw: name)` are fixed.
+            \(raw: access)struct Value: Sendable, Hashable, Codable {
+                \(raw: access)init() {}
+            }
+            """,
+            "static func __strata_\(raw: name)_keyPathNames<Root: \(raw: name)>(_ root: Root.Type) -> [(AnyKeyPath, String)] { [] }",
+            "static func __strata_\(raw: name)_optionalKeyPathNames<Root: \(raw: name)>(_ root: Root.Type) -> [(AnyKeyPath, String)] { [] }",
+            "\(raw: access)func __strata_\(raw: name)_makeValue() -> \(raw: name).Value { \(raw: name).Value() }",
+            "\(raw: access)func __strata_\(raw: name)_update(from value: \(raw: name).Value) throws {}",
+        ]
+        if analysis.declaresValueSnapshot {
+            members.append("\(raw: access)var value: Value { __strata_\(raw: name)_makeValue() }")
+            members.append("\(raw: access)func update(from value: Value) throws {}")
         }
         return members
     }

@@ -37,7 +37,7 @@ import Testing
             defer { child.killIfRunning() }
             guard try await child.waitForFirstSave(timeout: Self.startTimeout) else {
                 Issue.record(
-                    "Round \(round): `\(executable.path) save-loop` reported no save within \(Self.startTimeout). stderr: \(child.errorOutput())"
+                    "Round \(round): `\(executable.path) save-loop` reported no save within \(Self.startTimeout): \(try await child.endReport())"
                 )
                 return
             }
@@ -83,7 +83,7 @@ import Testing
                 arguments: ["--batch-requests", "--history"])
             defer { child.killIfRunning() }
             guard try await child.waitForFirstSave(timeout: Self.startTimeout) else {
-                Issue.record("Round \(round): no batch within \(Self.startTimeout). stderr: \(child.errorOutput())")
+                Issue.record("Round \(round): no batch within \(Self.startTimeout): \(try await child.endReport())")
                 return
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
@@ -443,7 +443,8 @@ final class SaveLoopChild {
         return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { Int($0) }
     }
 
-    /// Waits until the child reports a save; `false` if it does not within `timeout` or ends first.
+    /// Waits until the child reports a save; `false` if it does not within `timeout` or ends
+    /// first (then at once: ``endReport()`` says how it ended).
     func waitForFirstSave(timeout: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -476,6 +477,13 @@ final class SaveLoopChild {
             }
             try await Task.sleep(for: .milliseconds(2))
         }
+    }
+
+    /// How the child ended and what it wrote to standard error, for failure messages; waits
+    /// for it to end first when its output has ended.
+    func endReport() async throws -> String {
+        if outputEnded { try await waitForExit() }
+        return "it \(exitDescription(process)); stderr: \(errorOutput())"
     }
 
     var wasKilled: Bool {

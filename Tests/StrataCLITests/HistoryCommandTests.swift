@@ -48,7 +48,8 @@ import Testing
         let child = try await offThePool {
             try runStrata(["save-loop", "--store", store.path, "--batches", "2", "--author", "loop", "--history"])
         }
-        #expect(child.status == 0, "\(child.errorOutput)")
+        // Nothing this test waits for below comes without the child's saves: stop here.
+        try #require(child.status == 0, "strata save-loop failed (status \(child.status)): \(child.errorOutput)")
 
         // This process reads the child's transactions: in its history, in the commits its
         // polling announces (naming the objects), and through its tracker.
@@ -66,7 +67,7 @@ import Testing
 
         // The child reads this process's transaction.
         let listing = try await offThePool { try runStrata(["history", store.path, "--json"]) }
-        #expect(listing.status == 0, "\(listing.errorOutput)")
+        try #require(listing.status == 0, "\(listing.errorOutput)")
         let listed = try JSONDecoder().decode([ListedTransaction].self, from: Data(listing.output.utf8))
         #expect(listed.map(\.author) == ["app", "loop", "loop"])
         #expect(listed.map(\.inserted) == [1, 20, 20])

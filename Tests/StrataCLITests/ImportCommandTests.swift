@@ -239,9 +239,14 @@ import Testing
         writer.arguments = ["sqlite3", store.path]
         let commands = Pipe()
         let replies = Pipe()
+        let complaints = Pipe()
         writer.standardInput = commands
         writer.standardOutput = replies
+        writer.standardError = complaints
+        // Writing to a writer that already ended must fail, not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
         try writer.run()
+        let complaintReader = PipeReader(complaints)
         defer {
             try? commands.fileHandleForWriting.write(contentsOf: Data("ROLLBACK;\n.quit\n".utf8))
             try? commands.fileHandleForWriting.close()
@@ -249,6 +254,15 @@ import Testing
         }
         try commands.fileHandleForWriting.write(contentsOf: Data("BEGIN IMMEDIATE;\n.print locked\n".utf8))
         let reply = try await offThePool { replies.fileHandleForReading.availableData }
+        if reply.isEmpty {
+            // The end of its output: sqlite3 ended without taking the lock.
+            let report = try await offThePool { () -> String in
+                writer.waitUntilExit()
+                return "\(exitDescription(writer)); stderr: \(complaintReader.waitForEnd())"
+            }
+            Issue.record("sqlite3 ended before it took the lock: it \(report)")
+            return
+        }
         #expect(String(decoding: reply, as: UTF8.self).contains("locked"))
         let result = try await strata(["import", store.path, file.path, "--entity", "Movie"])
         #expect(result.status == 1)

@@ -40,6 +40,10 @@ extension CrashSafetyTests {
             while !child.lines().contains("migrating"), !child.outputEnded, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(1))
             }
+            if child.outputEnded && !child.lines().contains("migrating") {
+                Issue.record("Round \(round): migrate-crash ended before it migrated: \(try await child.endReport())")
+                return
+            }
             if round == 0 {
                 // The whole migration, on a machine other suites keep busy.
                 try await child.waitForExit(timeout: .seconds(120))

@@ -120,18 +120,11 @@ import Testing
 
     @Test func watchHearsAnotherServersCommit() async throws {
         let (url, _) = try Self.makeStore()
-        let executable = try #require(StrataExecutable.locate())
-        let child = Process()
-        child.executableURL = executable
-        child.arguments = ["watch", url, "Movie", "--count", "--updates", "2"]
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let watch = try InteractiveStrata(["watch", url, "Movie", "--count", "--updates", "2"])
         // Wait for the first result before writing, so that the write is a change it hears.
-        let reader = output.fileHandleForReading
-        let first = try await offThePool { reader.availableData }
-        #expect(String(decoding: first, as: UTF8.self) == #"[{"count":3}]"# + "\n")
+        try #require(
+            try await watch.waitForOutput { _ in !watch.outputLines.isEmpty }, "no first result: \(watch.errorText)")
+        #expect(watch.outputText == #"[{"count":3}]"# + "\n")
 
         let container = try PersistentContainer(
             name: "Tool", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [try .postgres(url: url)])
@@ -140,13 +133,9 @@ import Testing
         try context.save()
         try container.close()
 
-        let rest = try await offThePool { () -> Data in
-            let data = reader.readDataToEndOfFile()
-            child.waitUntilExit()
-            return data
-        }
-        #expect(child.terminationStatus == 0)
-        #expect(String(decoding: rest, as: UTF8.self) == #"[{"count":4}]"# + "\n")
+        let status = try await watch.waitForExit()
+        #expect(status == 0, "\(watch.errorText)")
+        #expect(watch.outputText == #"[{"count":3}]"# + "\n" + #"[{"count":4}]"# + "\n")
     }
 
     @Test func historyAndVersionsTakeURLs() async throws {

@@ -8,12 +8,8 @@ import Testing
 /// Two processes on one PostgreSQL database, as two app servers: `strata save-loop` saves in
 /// a child process, and this process's commit observers and live query hear every save, with
 /// its objects, through `LISTEN`/`NOTIFY` alone.
-@Suite struct PostgresTwoProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct PostgresTwoProcessTests {
     @Test func anotherProcesssSavesReachObserversAndLiveQueriesHere() async throws {
-        guard let executable = StrataExecutable.locate() else {
-            Issue.record("The strata executable was not found next to the tests; build it with `swift build`.")
-            return
-        }
         let schema = "twoproc_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         let url = try PostgresTestServer.url() + "?sslmode=disable&schema=\(schema)"
         let container = try SaveLoopCommand.makeContainer(store: SaveLoopCommand.storeDescription(for: url, history: false))
@@ -27,16 +23,11 @@ import Testing
         #expect(try await movies.next() == 0)
 
         let batches = 5
-        let status = try await offThePool { () throws -> Int32 in
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = ["save-loop", "--store", url, "--batches", "\(batches)"]
-            child.standardOutput = FileHandle.nullDevice
-            try child.run()
-            child.waitUntilExit()
-            return child.terminationStatus
+        let child = try await offThePool {
+            try runStrata(["save-loop", "--store", url, "--batches", "\(batches)"])
         }
-        #expect(status == 0)
+        // Without the child's saves the live query below would wait for ever: stop here.
+        try #require(child.status == 0, "strata save-loop failed (status \(child.status)): \(child.errorOutput)")
 
         // The live query follows the other process's saves to the end.
         var count = 0

@@ -41,17 +41,14 @@ import Testing
         }
     }
 
-    /// Runs `strata save-loop` for `batches` batches and waits for it to end.
-    func runSaveLoop(store: URL, batches: Int) throws {
-        let executable = try #require(
-            StrataExecutable.locate(), "no `strata` next to the tests in \(StrataExecutable.candidateFolders())")
-        let child = Process()
-        child.executableURL = executable
-        child.arguments = ["save-loop", "--store", store.path, "--batches", "\(batches)"]
-        child.standardOutput = FileHandle.nullDevice
-        try child.run()
-        child.waitUntilExit()
-        #expect(child.terminationStatus == 0)
+    /// Runs `strata save-loop` for `batches` batches and waits for it to end; throws (ending
+    /// the test at once, with the child's standard error) when it fails, as nothing the test
+    /// waits for afterwards would come.
+    func runSaveLoop(store: URL, batches: Int) async throws {
+        let result = try await offThePool {
+            try runStrata(["save-loop", "--store", store.path, "--batches", "\(batches)"])
+        }
+        try #require(result.status == 0, "strata save-loop failed (status \(result.status)): \(result.errorOutput)")
     }
 
     @Test func anotherProcessesSavesReachLiveQueriesContextsAndControllers() async throws {
@@ -75,7 +72,7 @@ import Testing
         // The live query has its first value (no movies) before the other process saves.
         let counts = Collector(container.observeCount(of: FetchRequest<Movie>())) { $0 == 10 }
         await counts.waitForFirstValue()
-        try runSaveLoop(store: store, batches: 1)
+        try await runSaveLoop(store: store, batches: 1)
         try #require(try await counts.values() == [0, 10], "the live query never heard of the other process's save")
         #expect(remoteCommits.withLock { $0 } >= 1)
 
@@ -90,7 +87,7 @@ import Testing
         let title = first.title
         let more = Collector(container.observeCount(of: FetchRequest<Movie>())) { $0 == 20 }
         await more.waitForFirstValue()
-        try runSaveLoop(store: store, batches: 1)
+        try await runSaveLoop(store: store, batches: 1)
         try #require(try await more.values() == [10, 20])
         context.processPendingChanges()
         try #require(controller.fetchedObjects.count == 20)
@@ -109,7 +106,7 @@ import Testing
         let observation = container.addCommitObserver { commit in
             if commit.isRemote { remoteCommits.withLock { $0 += 1 } }
         }
-        try runSaveLoop(store: store, batches: 1)
+        try await runSaveLoop(store: store, batches: 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(remoteCommits.withLock { $0 } == 0)
         #expect(try container.newBackgroundContext().count(for: Movie.self) == 10)  // the data is there all the same

@@ -253,6 +253,8 @@ final class InteractiveStrata {
 
     /// Waits until `condition` holds for ``outputText``; `false` if it does not within
     /// `timeout` (patience for a loaded machine, not a measurement) or the output ends first.
+    /// When the child ends first, it returns at once and records how the child ended and its
+    /// standard error.
     func waitForOutput(timeout: Duration = .seconds(60), until condition: (String) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -260,13 +262,21 @@ final class InteractiveStrata {
             if output.withLock({ $0.ended }) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return condition(outputText)
+        if condition(outputText) { return true }
+        if output.withLock({ $0.ended }) {
+            // Its output ended: it exited, or is about to.
+            _ = try await waitForExit(recordingSignals: false)
+            Issue.record(
+                "`strata \(process.arguments?.joined(separator: " ") ?? "")` \(exitDescription(process)) before its output showed what the test waits for; stderr: \(errorText)"
+            )
+        }
+        return false
     }
 
     /// Waits for the child to exit and its output to be read to the end; returns its exit
     /// status, or `nil` (after killing it) when it does not end within `timeout` or dies of a
     /// signal.
-    func waitForExit(timeout: Duration = .seconds(90)) async throws -> Int32? {
+    func waitForExit(timeout: Duration = .seconds(90), recordingSignals: Bool = true) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning || !output.withLock({ $0.ended }) || !errors.withLock({ $0.ended }) {
             guard ContinuousClock.now < deadline else {
@@ -278,7 +288,9 @@ final class InteractiveStrata {
             try await Task.sleep(for: .milliseconds(20))
         }
         guard process.terminationReason == .exit else {
-            Issue.record("`strata` died of signal \(process.terminationStatus)")
+            if recordingSignals {
+                Issue.record("`strata` died of signal \(process.terminationStatus); stderr: \(errorText)")
+            }
             return nil
         }
         return process.terminationStatus

@@ -118,11 +118,16 @@ func waitUntil(_ condition: () -> Bool) async throws {
         try await subscriber.received.wait { values, _ in values == [1] }
         try await insertFilm("Alien")
         try await insertFilm("Brazil")
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(subscriber.received.values.withLock { $0 } == [1])  // nothing more was asked for
+        // The live query's latest count reaches the subscription, which keeps it: nothing more
+        // was asked for. (Waiting for the kept element, not for a while, so that a slow
+        // machine cannot make this pass or fail by chance.)
+        let subscription = try #require(
+            subscriber.subscription.withLock { $0 } as? SequenceSubscription<Int, any Error>)
+        try await waitUntil { subscription.state.withLock { $0.buffer } == [3] }
+        #expect(subscriber.received.values.withLock { $0 } == [1])
         subscriber.more()
         try await subscriber.received.wait { values, _ in values.count == 2 }
-        #expect(subscriber.received.values.withLock { $0.last } == 3)  // the latest count
+        #expect(subscriber.received.values.withLock { $0 } == [1, 3])  // the latest count, once
         subscriber.cancel()
     }
 

@@ -4,9 +4,12 @@ import SwiftSyntaxMacros
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
-/// Each test passes the expected expanded source in full: the original without its macro
-/// attributes, which proves that `@Entity` generated no member, accessor or extension once it
-/// reported an error.
+/// Each test passes the expected expanded source in full. For a final class, or a declaration
+/// that is not a class, it is the original without its macro attributes, which proves that
+/// `@Entity` generated no member, accessor or extension once it reported an error. A class that
+/// is not final may be subclassed, and the compiler crashes on a subclass when a conformance
+/// the macro declares is missing: such a class gets its conformances and empty stand-ins, and
+/// nothing else (see "Classes that may be subclassed" below).
 @Suite("@Entity diagnostics")
 struct EntityMacroDiagnosticsTests {
     // MARK: The declaration
@@ -114,6 +117,37 @@ struct EntityMacroDiagnosticsTests {
             expandedSource: """
                 class Movie: ManagedObject {
                     var title: String = ""
+
+                    /// Stands in, empty, until the errors `@Entity` reported on `Movie` are fixed.
+                    struct Value: Sendable, Hashable, Codable {
+                        init() {
+                        }
+                    }
+
+                    static func __strata_Movie_keyPathNames<Root: Movie>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        []
+                    }
+
+                    static func __strata_Movie_optionalKeyPathNames<Root: Movie>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        []
+                    }
+
+                    func __strata_Movie_makeValue() -> Movie.Value {
+                        Movie.Value()
+                    }
+
+                    func __strata_Movie_update(from value: Movie.Value) throws {
+                    }
+
+                    var value: Value {
+                        __strata_Movie_makeValue()
+                    }
+
+                    func update(from value: Value) throws {
+                    }
+                }
+
+                extension Movie: PersistentModel, ValueSnapshotRepresentable {
                 }
                 """,
             diagnostics: [
@@ -121,11 +155,73 @@ struct EntityMacroDiagnosticsTests {
                     message:
                         "@Entity class 'Movie' must be final; mark it @Entity(.inheritable) or @Entity(.abstract) if other entities inherit from it.",
                     line: 1, column: 9, severity: .error,
-                    fixIts: [FixItSpec(message: "Add 'final'")])
+                    fixIts: [FixItSpec(message: "Add 'final'"), FixItSpec(message: "Mark it @Entity(.inheritable)")])
             ],
+            applyFixIts: ["Add 'final'"],
             fixedSource: """
                 @Entity final class Movie: ManagedObject {
                     var title: String = ""
+                }
+                """)
+    }
+
+    /// A literal port of Core Data's `class Student: Person` leaves the parent without `final`
+    /// and without an option; the second fix-it makes it a parent entity.
+    @Test("A class that is neither final nor marked for subclassing can be marked inheritable")
+    func notFinalMarkedInheritable() {
+        assertExpansion(
+            """
+            @Entity class Person: ManagedObject {
+                var name: String = ""
+            }
+            """,
+            expandedSource: """
+                class Person: ManagedObject {
+                    var name: String = ""
+
+                    /// Stands in, empty, until the errors `@Entity` reported on `Person` are fixed.
+                    struct Value: Sendable, Hashable, Codable {
+                        init() {
+                        }
+                    }
+
+                    static func __strata_Person_keyPathNames<Root: Person>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        []
+                    }
+
+                    static func __strata_Person_optionalKeyPathNames<Root: Person>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        []
+                    }
+
+                    func __strata_Person_makeValue() -> Person.Value {
+                        Person.Value()
+                    }
+
+                    func __strata_Person_update(from value: Person.Value) throws {
+                    }
+
+                    var value: Value {
+                        __strata_Person_makeValue()
+                    }
+
+                    func update(from value: Value) throws {
+                    }
+                }
+
+                extension Person: PersistentModel, ValueSnapshotRepresentable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "@Entity class 'Person' must be final; mark it @Entity(.inheritable) or @Entity(.abstract) if other entities inherit from it.",
+                    line: 1, column: 9, severity: .error,
+                    fixIts: [FixItSpec(message: "Add 'final'"), FixItSpec(message: "Mark it @Entity(.inheritable)")])
+            ],
+            applyFixIts: ["Mark it @Entity(.inheritable)"],
+            fixedSource: """
+                @Entity(.inheritable) class Person: ManagedObject {
+                    var name: String = ""
                 }
                 """)
     }
@@ -452,5 +548,62 @@ struct EntityMacroDiagnosticsTests {
                     message: "#Unique takes key paths to stored properties, like \\.title.",
                     line: 4, column: 30, severity: .error)
             ])
+    }
+
+    // MARK: Classes that may be subclassed
+
+    /// A parent entity with an error still gets the conformance its macro declares
+    /// (PersistentModel only, for `@Entity(.inheritable)`) and the members its subclasses'
+    /// generated code uses, empty: the compiler crashes on a subclass without the former, and
+    /// the subclass would fail on the latter's absence.
+    @Test("An inheritable class with an error gets its conformance and empty stand-ins")
+    func inheritableWithError() {
+        assertExpansion(
+            """
+            @Entity(.inheritable) public class Person: ManagedObject {
+                let name: String = ""
+            }
+            """,
+            expandedSource: """
+                public class Person: ManagedObject {
+                    let name: String = ""
+
+                    /// Stands in, empty, until the errors `@Entity` reported on `Person` are fixed.
+                    public struct Value: Sendable, Hashable, Codable {
+                        public init() {
+                        }
+                    }
+
+                    static func __strata_Person_keyPathNames<Root: Person>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        []
+                    }
+
+                    static func __strata_Person_optionalKeyPathNames<Root: Person>(_ root: Root.Type) -> [(AnyKeyPath, String)] {
+                        []
+                    }
+
+                    public func __strata_Person_makeValue() -> Person.Value {
+                        Person.Value()
+                    }
+
+                    public func __strata_Person_update(from value: Person.Value) throws {
+                    }
+                }
+
+                extension Person: PersistentModel {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "'name' is a 'let'; @Entity properties must be 'var' so that fetched objects can be filled in.",
+                    line: 2, column: 5, severity: .error,
+                    fixIts: [FixItSpec(message: "Replace 'let' with 'var'")])
+            ],
+            fixedSource: """
+                @Entity(.inheritable) public class Person: ManagedObject {
+                    var name: String = ""
+                }
+                """)
     }
 }

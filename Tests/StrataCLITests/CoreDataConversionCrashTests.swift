@@ -7,7 +7,7 @@ import Testing
 
 extension CrashSafetyTests {
     /// Rows of the Core Data store the conversion crash test converts and migrates.
-    static let conversionRows = 20_000
+    static let conversionRows = 4_000
 
     /// Writes `MigrateCrashVersions.v1`'s rows as Core Data lays out a store of that model.
     static func makeCoreDataRowStore(at url: URL, rows count: Int) throws {

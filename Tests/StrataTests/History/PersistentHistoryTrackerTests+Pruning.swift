@@ -5,32 +5,9 @@ import Testing
 @testable import Strata
 
 /// The tracker's two pruning rules, a lagging reader's expired token, and the data-stack kit's
-/// tracker scenario: another container's insertions end up registered in the view context.
-@Suite(.timeLimit(.minutes(10))) struct HistoryPruningRuleTests {
-    let directory: TemporaryDirectory
-    let url: URL
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        url = directory.url.appendingPathComponent("Tracked.sqlite")
-    }
-
-    func open() throws -> PersistentContainer {
-        try PersistentContainer(
-            name: "Tracked", entities: [Movie.self, Review.self, Person.self],
-            storeDescriptions: [.sqlite(url, persistentHistoryTracking: true)])
-    }
-
-    @discardableResult
-    func saveMovie(_ title: String, in container: PersistentContainer, author: TransactionAuthor) async throws -> ObjectID {
-        try await container.performBackgroundTask(author: author) { context in
-            let movie = Movie(context: context)
-            movie.title = title
-            try context.save()
-            return movie.objectID
-        }
-    }
-
+/// tracker scenario: another container's insertions end up registered in the view context
+/// (with the tracker suite's stores and helpers).
+extension PersistentHistoryTrackerTests {
     @Test func theKitsRuleDeletesWhatEveryAuthorReadAtOnce() async throws {
         let app = try open()
         let widget = try open()

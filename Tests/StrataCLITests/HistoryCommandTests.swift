@@ -56,7 +56,7 @@ import Testing
         let history = try container.fetchHistory()
         #expect(history.map(\.author) == ["app", "loop", "loop"])
         // Patience, not a timing check: a loaded machine may take a while to poll.
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)
         while merged.withLock({ $0.count }) < 2 || remote.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -46,7 +46,7 @@ extension CrashSafetyTests {
             }
             if round == 0 {
                 // The whole migration, on a machine other suites keep busy.
-                try await child.waitForExit(timeout: .seconds(120))
+                try await child.waitForExit(timeout: .seconds(300))
                 duration = max(ContinuousClock.now - started, .milliseconds(20))
                 #expect(child.lines().contains("migrated"), "stderr: \(child.errorOutput())")
             } else {

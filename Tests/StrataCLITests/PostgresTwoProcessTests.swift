@@ -31,7 +31,7 @@ import Testing
 
         // The live query follows the other process's saves to the end.
         var count = 0
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)
         while count < batches * SaveLoopCommand.batchSize, ContinuousClock.now < deadline {
             count = try await movies.next() ?? count
         }

@@ -14,7 +14,7 @@ import Testing
         let received = LockedBox<[Value]>([])
         let task: Task<Void, any Error>
 
-        init(_ query: LiveQuery<Value>, until stop: @escaping @Sendable (Value) -> Bool, timeout: Duration = .seconds(30)) {
+        init(_ query: LiveQuery<Value>, until stop: @escaping @Sendable (Value) -> Bool, timeout: Duration = .seconds(300)) {
             let received = received
             task = Task {
                 for try await value in query {

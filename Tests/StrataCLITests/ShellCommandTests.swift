@@ -255,7 +255,7 @@ final class InteractiveStrata {
     /// `timeout` (patience for a loaded machine, not a measurement) or the output ends first.
     /// When the child ends first, it returns at once and records how the child ended and its
     /// standard error.
-    func waitForOutput(timeout: Duration = .seconds(60), until condition: (String) -> Bool) async throws -> Bool {
+    func waitForOutput(timeout: Duration = .seconds(300), until condition: (String) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(outputText) { return true }
@@ -276,7 +276,7 @@ final class InteractiveStrata {
     /// Waits for the child to exit and its output to be read to the end; returns its exit
     /// status, or `nil` (after killing it) when it does not end within `timeout` or dies of a
     /// signal.
-    func waitForExit(timeout: Duration = .seconds(90), recordingSignals: Bool = true) async throws -> Int32? {
+    func waitForExit(timeout: Duration = .seconds(300), recordingSignals: Bool = true) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning || !output.withLock({ $0.ended }) || !errors.withLock({ $0.ended }) {
             guard ContinuousClock.now < deadline else {

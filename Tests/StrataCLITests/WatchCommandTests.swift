@@ -9,7 +9,7 @@ import Testing
 /// table redrawn in place), following commits of this process and of other processes.
 @Suite(.timeLimit(.minutes(10))) struct WatchCommandTests {
     /// Patience for a commit to show, on a loaded machine (the tool polls ten times a second).
-    static let deadline = Duration.seconds(30)
+    static let deadline = Duration.seconds(300)
 
     /// Three movies.
     private static func makeStore(in directory: TemporaryDirectory) throws -> URL {

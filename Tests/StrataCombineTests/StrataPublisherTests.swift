@@ -23,7 +23,7 @@ final class Received<Value: Sendable>: Sendable {
 
     /// Waits (up to 60 s: a loaded test machine is slow, and this is patience, not a timing check) until `condition` holds for what arrived.
     func wait(until condition: @escaping @Sendable ([Value], String?) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)
         while !condition(values.withLock { $0 }, completion.withLock { $0 }) {
             guard ContinuousClock.now < deadline else { throw CancellationError() }
             try await Task.sleep(for: .milliseconds(5))
@@ -59,7 +59,7 @@ final class OneAtATime<Value: Sendable>: Subscriber, @unchecked Sendable {
 
 /// Waits (up to 60 s: a loaded test machine is slow, and this is patience, not a timing check) until `condition` holds.
 func waitUntil(_ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + .seconds(300)
     while !condition() {
         guard ContinuousClock.now < deadline else { throw CancellationError() }
         try await Task.sleep(for: .milliseconds(5))

@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 
 /// The SQLite store binds and reads values through the C API on its per-row paths; these check
-/// the values that are easy to get wrong there (empty text and bytes, NUL characters, extreme
+/// the values that are easy to get wrong there (empty text and bytes, control characters and NUL bytes, extreme
 /// numbers) and the shortcuts the save and fetch paths take.
 @Suite struct SQLiteValueBindingTests {
     let directory: TemporaryDirectory
@@ -33,11 +33,13 @@ import Testing
             string: "", optionalString: "", data: Data(), int64: 0, double: 0, decimal: 0,  // -0.0 is refused: UnrepresentableValueTests
             date: Date(timeIntervalSinceReferenceDate: 0), url: URL(fileURLWithPath: "/")),
         Values(
-            string: "a\u{0}b", optionalString: nil, data: Data([0, 0, 0]), int64: .max, double: .greatestFiniteMagnitude,
+            // U+0000 in text is refused before it reaches a store (UnrepresentableValueTests); the
+            // control characters next to it, and NUL bytes in data, go through.
+            string: "a\u{1}b\u{7F}", optionalString: nil, data: Data([0, 0, 0]), int64: .max, double: .greatestFiniteMagnitude,
             decimal: Decimal(string: "-12345678901234567890.123456789") ?? 0,
             date: Date(timeIntervalSinceReferenceDate: -1_234_567.125), url: URL(string: "https://example.com/ä?q=1")!),
         Values(
-            string: "Ünïcødé 🎬 " + String(repeating: "x", count: 10_000), optionalString: "\u{0}",
+            string: "Ünïcødé 🎬 " + String(repeating: "x", count: 10_000), optionalString: "\u{FFFD}\u{1}",
             data: Data((0..<100_000).map { UInt8($0 % 251) }), int64: .min, double: .leastNonzeroMagnitude,
             decimal: Decimal(string: "0.000000000000000000000000000001") ?? 0,
             date: Date(timeIntervalSinceReferenceDate: 1e9 + 0.5), url: URL(fileURLWithPath: "/tmp/a b")),

@@ -114,7 +114,7 @@ import Testing
         #expect(changes?.insertedObjectIDs.count == 1)
         let latencies = MetricsCapture.timings("strata_commit_notification_latency_seconds", store: "sqlite", name: name)
         #expect(latencies.count == 1)
-        #expect(latencies.allSatisfy { $0 >= 0 && $0 < 60_000_000_000 })
+        #expect(latencies.allSatisfy { $0 >= 0 })
     }
 
     @Test func descriptionsThatDifferOnlyInTheirLoggersAreEqual() {

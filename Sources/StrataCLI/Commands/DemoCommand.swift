@@ -270,8 +270,18 @@ struct DemoCommand: AsyncParsableCommand {
 }
 
 /// Standard output as a `TextOutputStream`.
+///
+/// It holds the file handle rather than being an empty struct: Swift 6.3.1 passes no real
+/// address for an `inout` argument of a zero-sized type, and under ThreadSanitizer
+/// (`--sanitize=thread`) a *generic* callee (`inout some TextOutputStream`), which cannot know
+/// the type is empty, still instruments the access with that undefined address, so the tool
+/// crashed inside `__tsan::ExternalAccess`. (swiftlang/swift#35579 skips the instrumentation
+/// only where the type is known to be empty.) A stored property gives the value an address.
 struct StandardOutput: TextOutputStream {
+    /// Where the text goes.
+    let handle = FileHandle.standardOutput
+
     mutating func write(_ string: String) {
-        FileHandle.standardOutput.write(Data(string.utf8))
+        handle.write(Data(string.utf8))
     }
 }

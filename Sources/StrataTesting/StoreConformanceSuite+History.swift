@@ -162,7 +162,8 @@ extension StoreConformanceSuite {
         #expect(token.map { newest > $0 } == true)
     }
 
-    func deletingHistoryKeepsWhatComesAfter() throws {
+    /// A history container after four saves of one person each, with their tokens.
+    private func historyOfFourSaves() throws -> (PersistentContainer, ObjectContext, [HistoryToken]) {
         let container = try makeHistoryContainer()
         let context = container.newBackgroundContext()
         for index in 0..<4 {
@@ -171,6 +172,11 @@ extension StoreConformanceSuite {
         }
         let tokens = try container.fetchHistory().map(\.token)
         try #require(tokens.count == 4)
+        return (container, context, tokens)
+    }
+
+    func deletingHistoryKeepsWhatComesAfter() throws {
+        let (container, context, tokens) = try historyOfFourSaves()
         #expect(try container.deleteHistory(before: tokens[2]) == 2)
         #expect(try container.fetchHistory().map(\.token) == [tokens[2], tokens[3]])
         #expect(try container.deleteHistory(before: Date().addingTimeInterval(-3600)) == 0)
@@ -188,14 +194,7 @@ extension StoreConformanceSuite {
     /// (Core Data's `NSPersistentHistoryTokenExpiredError`), never a silent skip; a token at or
     /// after the pruning point reads on.
     func readingFromAPrunedTokenReportsItExpired() throws {
-        let container = try makeHistoryContainer()
-        let context = container.newBackgroundContext()
-        for index in 0..<4 {
-            Person(context: context).name = "Person \(index)"
-            try context.save()
-        }
-        let tokens = try container.fetchHistory().map(\.token)
-        try #require(tokens.count == 4)
+        let (container, context, tokens) = try historyOfFourSaves()
         #expect(try container.deleteHistory(before: tokens[2]) == 2)  // 1 and 2 are gone
         let expired = #expect(throws: StrataError.self) { try container.fetchHistory(HistoryFetchRequest(after: tokens[0])) }
         #expect(expired?.code == .historyTokenExpired)

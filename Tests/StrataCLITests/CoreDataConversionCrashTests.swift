@@ -35,12 +35,7 @@ extension CrashSafetyTests {
     /// untouched Core Data store (byte for byte) or the complete migrated store, never anything
     /// between; and opening the store afterwards leaves no copy of the Core Data file behind.
     @Test func killedConversionsLeaveTheCoreDataStoreOrTheMigratedOne() async throws {
-        guard let executable = StrataExecutable.locate() else {
-            Issue.record("Cannot find the `strata` executable next to the test product; build it with `swift build --build-tests`.")
-            return
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (executable, folder) = try Self.executableAndFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let template = folder.appendingPathComponent("Template.sqlite")
         try Self.makeCoreDataRowStore(at: template, rows: Self.conversionRows)
@@ -67,11 +62,12 @@ extension CrashSafetyTests {
                 duration = max(ContinuousClock.now - started, .milliseconds(20))
                 #expect(child.lines().contains("migrated"), "stderr: \(child.errorOutput())")
             } else {
-                let milliseconds = Int(duration.components.seconds * 1000) + Int(duration.components.attoseconds / 1_000_000_000_000_000)
                 // Up to a little past the end, so that some kills meet the last steps.
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...(milliseconds * 11 / 10))))
-                child.sendSIGKILL()
-                try await child.waitForExit()
+                if let ran = try await child.killAtRandomMoment(of: duration, stretch: 1.1, startedAt: started),
+                    child.lines().contains("migrated")
+                {
+                    duration = min(duration, max(ran, .milliseconds(20)))
+                }
             }
             let finished = child.lines().contains("migrated")
             if StoreDescription.sqlite(store).isCoreDataStore {

@@ -14,19 +14,24 @@ import Testing
     /// How long a child may take to report its first save before the test gives up on it.
     static let startTimeout = Duration.seconds(300)
 
-    @Test func killedSaveLoopsLeaveOnlyWholeSaves() async throws {
-        guard let executable = StrataExecutable.locate() else {
-            Issue.record(
-                """
-                Cannot find the `strata` executable next to the test product; looked in \
-                \(StrataExecutable.candidateFolders().map(\.path).joined(separator: ", ")). \
-                Build it into the same build folder as the tests: `swift build --build-tests` \
-                (with the same --scratch-path) builds every product, `strata` included.
-                """)
-            return
-        }
+    /// The `strata` executable next to the tests, and a new, empty folder for one test's stores
+    /// (the test removes it).
+    static func executableAndFolder() throws -> (executable: URL, folder: URL) {
+        let executable = try #require(
+            StrataExecutable.locate(),
+            """
+            Cannot find the `strata` executable next to the test product; looked in \
+            \(StrataExecutable.candidateFolders().map(\.path).joined(separator: ", ")). \
+            Build it into the same build folder as the tests: `swift build --build-tests` \
+            (with the same --scratch-path) builds every product, `strata` included.
+            """)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (executable, folder)
+    }
+
+    @Test func killedSaveLoopsLeaveOnlyWholeSaves() async throws {
+        let (executable, folder) = try Self.executableAndFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = folder.appendingPathComponent("SaveLoop.sqlite")
 
@@ -65,12 +70,7 @@ import Testing
     /// inserts, updates and deletes: each request must be whole or absent, and its history with
     /// it.
     @Test func killedBatchRequestsLeaveOnlyWholeRequests() async throws {
-        guard let executable = StrataExecutable.locate() else {
-            Issue.record("Cannot find the `strata` executable next to the test product; build it with `swift build --build-tests`.")
-            return
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (executable, folder) = try Self.executableAndFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = folder.appendingPathComponent("BatchLoop.sqlite")
         var highestFinished = 0
@@ -193,12 +193,7 @@ import Testing
     /// a second one on the same store the same way, while it opens (and recovers) what the first
     /// left. Each time the store must be missing or open with whole batches only.
     @Test func killsWhileCreatingAndFirstOpeningLeaveAStoreThatOpens() async throws {
-        guard let executable = StrataExecutable.locate() else {
-            Issue.record("Cannot find the `strata` executable next to the test product; build it with `swift build --build-tests`.")
-            return
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (executable, folder) = try Self.executableAndFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var created = 0
         // Kills come 0–150 ms after the start; on a machine too busy for a child to get as far
@@ -464,6 +459,27 @@ final class SaveLoopChild {
 
     func sendSIGKILL() {
         _ = kill(process.processIdentifier, SIGKILL)
+    }
+
+    /// Kills the child at a random moment of a run that takes about `duration` (up to
+    /// `duration` × `stretch`), or not at all if it ends first, and waits for it to end.
+    ///
+    /// Polls rather than sleeping the whole delay: a child that finishes early (the machine got
+    /// quieter than when `duration` was measured) ends the wait at once instead of leaving the
+    /// test idle. Returns how long the child ran when it finished by itself, so that the caller
+    /// can aim later kills at the shorter run; `nil` when it was killed.
+    func killAtRandomMoment(of duration: Duration, stretch: Double = 1, startedAt started: ContinuousClock.Instant) async throws -> Duration? {
+        let killAt = ContinuousClock.now + duration * Double.random(in: 0...stretch)
+        while ContinuousClock.now < killAt {
+            if !process.isRunning || outputEnded {
+                try await waitForExit()
+                return ContinuousClock.now - started
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        sendSIGKILL()
+        try await waitForExit()
+        return nil
     }
 
     func killIfRunning() {

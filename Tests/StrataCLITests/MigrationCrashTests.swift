@@ -14,12 +14,7 @@ extension CrashSafetyTests {
     /// rows, as they were) or the new one (all rows, every one marked by the stage's code).
     @Test(arguments: [false, true])
     func killedMigrationsLeaveTheOldOrTheNewVersion(lightweight: Bool) async throws {
-        guard let executable = StrataExecutable.locate() else {
-            Issue.record("Cannot find the `strata` executable next to the test product; build it with `swift build --build-tests`.")
-            return
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (executable, folder) = try Self.executableAndFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let template = folder.appendingPathComponent("Template.sqlite")
         try MigrateCrashVersions.makeStore(at: template, rows: Self.migrationRows)
@@ -50,10 +45,9 @@ extension CrashSafetyTests {
                 duration = max(ContinuousClock.now - started, .milliseconds(20))
                 #expect(child.lines().contains("migrated"), "stderr: \(child.errorOutput())")
             } else {
-                let milliseconds = Int(duration.components.seconds * 1000) + Int(duration.components.attoseconds / 1_000_000_000_000_000)
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...milliseconds)))
-                child.sendSIGKILL()
-                try await child.waitForExit()
+                if let ran = try await child.killAtRandomMoment(of: duration, startedAt: started), child.lines().contains("migrated") {
+                    duration = min(duration, max(ran, .milliseconds(20)))
+                }
             }
             let finished = child.lines().contains("migrated")
             let check = try Self.integrityCheck(of: store)

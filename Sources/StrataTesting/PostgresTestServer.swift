@@ -46,4 +46,18 @@ public enum PostgresTestServer {
     ///
     /// - Throws: ``StrataError`` when there is no server and none could be started.
     public static func url() throws -> String { try found.get() }
+
+    /// How long a test's connection may take to open: minutes, not the 10-second default. On a
+    /// machine busy with other suites (or under ThreadSanitizer) the client's SCRAM handshake,
+    /// computed on a shared event loop, can queue behind dozens of others; the limit is there
+    /// only to detect a server that never answers.
+    public static let connectTimeout: Duration = .seconds(300)
+
+    /// The server's URL for a store in `schema`, over plain TCP, with ``connectTimeout``:
+    /// the URL to hand the `strata` tool or `StoreDescription.postgres(url:)`.
+    ///
+    /// - Throws: ``StrataError`` when there is no server and none could be started.
+    public static func url(schema: String) throws -> String {
+        try url() + "?sslmode=disable&schema=\(schema)&connect_timeout=\(connectTimeout.components.seconds)"
+    }
 }

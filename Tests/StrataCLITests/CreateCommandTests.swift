@@ -149,7 +149,7 @@ import Testing
 
     @Test func aPostgreSQLStoreIsCreatedInAnEmptySchemaOnly() async throws {
         let schemaName = "create_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let url = try PostgresTestServer.url() + "?sslmode=disable&schema=\(schemaName)"
+        let url = try PostgresTestServer.url(schema: schemaName)
         let created = try await strata(["create", url, "--model", Self.bundle.path])
         #expect(created.status == 0, "\(created.errorOutput)")
         #expect(created.errorOutput.contains("Created an empty store at postgres://"), "\(created.errorOutput)")

@@ -44,7 +44,7 @@ import Testing
 
     @Test func demoRunsOnPostgreSQL() async throws {
         let schema = "demo_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let url = try PostgresTestServer.url() + "?sslmode=disable&schema=\(schema)"
+        let url = try PostgresTestServer.url(schema: schema)
         let (description, location) = try DemoCommand.storeDescription(for: url)
         #expect(location.hasPrefix("A PostgreSQL store at postgres://"))
         #expect(!location.contains(try #require(URLComponents(string: url)?.password)))

@@ -222,7 +222,7 @@ import Testing
             let url = String(result[result.index(after: start.lowerBound)..<end])
             let path = URLComponents(string: url)?.path ?? ""
             let schema = "example_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-            let local = try PostgresTestServer.url() + "?sslmode=disable&schema=\(schema)"
+            let local = try PostgresTestServer.url(schema: schema)
             switch path {
             case "/movies": try makeMovieStore(.postgres(url: local, persistentHistoryTracking: true))
             case "/school": try makeStudentStore(.postgres(url: local))

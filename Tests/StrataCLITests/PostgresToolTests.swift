@@ -11,7 +11,7 @@ import Testing
     /// A store of the demo model in a schema of its own: two directors, three movies.
     private static func makeStore(history: Bool = false) throws -> (url: String, schema: String) {
         let schema = "tool_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let url = try PostgresTestServer.url() + "?sslmode=disable&schema=\(schema)"
+        let url = try PostgresTestServer.url(schema: schema)
         let container = try PersistentContainer(
             name: "Tool", entities: [Movie.self, Director.self, Critic.self],
             storeDescriptions: [try .postgres(url: url, persistentHistoryTracking: history)])
@@ -146,7 +146,7 @@ import Testing
         let info = try await strata(["info", url])
         #expect(info.output.contains("by seeder"), "\(info.output)")
 
-        let missing = try await strata(["info", try PostgresTestServer.url() + "?sslmode=disable&schema=nothing_here_\(UInt32.random(in: 0...UInt32.max))"])
+        let missing = try await strata(["info", try PostgresTestServer.url(schema: "nothing_here_\(UInt32.random(in: 0...UInt32.max))")])
         #expect(missing.status == 1)
         #expect(missing.errorOutput.contains("no Strata store"), "\(missing.errorOutput)")
         #expect(missing.errorOutput.split(separator: "\n").count == 1)

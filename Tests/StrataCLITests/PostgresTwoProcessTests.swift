@@ -11,7 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct PostgresTwoProcessTests {
     @Test func anotherProcesssSavesReachObserversAndLiveQueriesHere() async throws {
         let schema = "twoproc_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let url = try PostgresTestServer.url() + "?sslmode=disable&schema=\(schema)"
+        let url = try PostgresTestServer.url(schema: schema)
         let container = try SaveLoopCommand.makeContainer(store: SaveLoopCommand.storeDescription(for: url, history: false))
         defer { try? container.close() }
         let received = LockedBox<[(commit: StoreCommit, arrived: Date)]>([])

@@ -118,8 +118,9 @@ final class LockHolder: @unchecked Sendable {
                 condition.lock()
                 held = true
                 condition.broadcast()
-                // Let go after 30 s whatever happens, so that a failing test cannot hang the run.
-                let deadline = Date().addingTimeInterval(30)
+                // Let go after five minutes whatever happens, so that a failing test cannot
+                // hang the run (a busy machine may take many seconds to run the test's sleeps).
+                let deadline = Date().addingTimeInterval(300)
                 while !releasing, condition.wait(until: deadline) {}
                 held = false
                 condition.unlock()

@@ -36,6 +36,7 @@ import Testing
             defer { _ = try? Self.script(["stop", folder.path]) }
             configuration.tlsMode = .disable
             configuration.schemaName = "restart"
+            configuration.pool.connectTimeout = PostgresTestServer.connectTimeout
             let first = try PersistentContainer(name: "A", entities: [Note.self], storeDescriptions: [.postgres(configuration)])
             let second = try PersistentContainer(name: "B", entities: [Note.self], storeDescriptions: [.postgres(configuration)])
             defer {

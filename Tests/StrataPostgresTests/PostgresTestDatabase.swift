@@ -8,11 +8,12 @@ import Testing
 @testable import StrataPostgres
 
 extension PostgresTestServer {
-    /// The test server's configuration, with `schemaName`.
+    /// The test server's configuration, with `schemaName` and the tests' ``connectTimeout``.
     static func configuration(schemaName: String = "public") throws -> PostgresConfiguration {
         var configuration = try PostgresConfiguration(url: url())
         configuration.schemaName = schemaName
         configuration.tlsMode = .disable
+        configuration.pool.connectTimeout = connectTimeout
         return configuration
     }
 }

@@ -98,6 +98,7 @@ extension ObjectContext {
     /// ```
     public func count(entityName: String) throws -> Int {
         mergeCollectedChanges()  // counts agree with fetches made after the same saves
+        try checkContainerIsAlive()
         let entity = try schema.existingEntity(named: entityName)
         var total = 0
         if let parent {

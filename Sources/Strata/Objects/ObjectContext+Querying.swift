@@ -87,6 +87,7 @@ extension ObjectContext {
 
     func query<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> ObjectQuery {
         mergeCollectedChanges()  // request-based fetches, counts and ID fetches start here
+        try checkContainerIsAlive()
         // Keys and types are checked here, once, so a bad request fails the same way on every path.
         return ObjectQuery(
             plan: try FetchPlan(request, in: schema), includesPendingChanges: request.includesPendingChanges,
@@ -115,6 +116,7 @@ extension ObjectContext {
     /// store's candidates and this context's objects, evaluated and sorted in memory.
     func execute(_ query: ObjectQuery) throws -> [ManagedObject] {
         mergeCollectedChanges()
+        try checkContainerIsAlive()
         let plan = query.plan
         if parent == nil, container != nil, !usesPendingChanges(query) {
             var objects: [ManagedObject] = []

@@ -30,6 +30,7 @@ extension ObjectContext {
         guard hasChanges else { return }
         // Observers may still change objects; the save below includes what they change.
         postWillSave()
+        try checkContainerIsAlive()
         guard parent != nil || container != nil else {
             throw StrataError(.noStore, "This context has no stores to save to; create it with a PersistentContainer.")
         }

@@ -22,7 +22,23 @@ public final class ObjectContext {
     public let schema: Schema
     /// The container whose stores the context loads from and saves to; `nil` for a context that
     /// only tracks objects in memory.
-    public let container: PersistentContainer?
+    ///
+    /// A context keeps its container alive, except the container's own
+    /// ``PersistentContainer/viewContext``, which the container owns (as SwiftData's
+    /// `mainContext` does not keep its `ModelContainer`): keep a reference to the container for
+    /// as long as you use its view context or a child of it. Once the container is released, its view context's
+    /// `container` is `nil` and its saves throw ``StrataError/Code/noStore``.
+    public var container: PersistentContainer? {
+        switch containerReference {
+        case .none: nil
+        case .strong(let container): container
+        case .owner(let owner): owner.container
+        }
+    }
+    /// How the context refers to its container: the view context's reference is weak, or the
+    /// container and its view context would keep each other — and the store's open files —
+    /// alive for ever.
+    private let containerReference: ContainerReference
     /// A name for the context, recorded with the changes it saves.
     public var name: String?
     /// The author recorded with the changes this context saves: in persistent history, in
@@ -92,14 +108,31 @@ public final class ObjectContext {
     /// ```
     public init(schema: Schema) {
         self.schema = schema
-        self.container = nil
+        self.containerReference = .none
         self.parent = nil
     }
 
     /// Creates a context that loads from and saves to the stores of `container`.
     public init(container: PersistentContainer) {
         self.schema = container.schema
-        self.container = container
+        self.containerReference = .strong(container)
+        self.parent = nil
+    }
+
+    /// Throws ``StrataError/Code/storeClosed`` for a view context whose container was
+    /// released: its stores closed with it, and answering from memory alone would be wrong.
+    func checkContainerIsAlive() throws {
+        if case .owner(let owner) = containerReference, owner.container == nil {
+            throw StrataError(
+                .storeClosed,
+                "The container of this view context was released, which closed its stores; keep a reference to the container for as long as you use its view context.")
+        }
+    }
+
+    /// Creates the view context of `container`, which owns it.
+    init(ownedBy container: PersistentContainer) {
+        self.schema = container.schema
+        self.containerReference = .owner(WeakContainer(container))
         self.parent = nil
     }
 
@@ -118,7 +151,7 @@ public final class ObjectContext {
     /// Use the child in the same isolation domain as its parent.
     public init(parent: ObjectContext) {
         self.schema = parent.schema
-        self.container = parent.container
+        self.containerReference = parent.container.map { .strong($0) } ?? .none
         self.parent = parent
         parent.children.removeAll { $0.context == nil }
         parent.children.append(WeakContext(self))
@@ -373,6 +406,20 @@ public final class ObjectContext {
 
 @available(*, unavailable, message: "A context is used in one isolation domain; pass object IDs across.")
 extension ObjectContext: Sendable {}
+
+/// How a context refers to its container.
+private enum ContainerReference {
+    case none
+    case strong(PersistentContainer)
+    /// The container that owns the context (its view context).
+    case owner(WeakContainer)
+}
+
+/// A weak reference to a container.
+private final class WeakContainer {
+    weak var container: PersistentContainer?
+    init(_ container: PersistentContainer) { self.container = container }
+}
 
 /// A weak reference to a child context.
 struct WeakContext {

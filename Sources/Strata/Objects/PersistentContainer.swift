@@ -301,9 +301,13 @@ public final class PersistentContainer: Sendable {
     }
 
     /// The context of the main actor, for user interfaces and simple programs.
+    ///
+    /// The container owns its view context, which does not keep the container alive (as
+    /// SwiftData's `mainContext`): keep a reference to the container while you use it. A
+    /// container released without ``close()`` closes its stores and their files.
     @MainActor public var viewContext: ObjectContext {
         if let context = viewContextBox.context { return context }
-        let context = ObjectContext(container: self)
+        let context = ObjectContext(ownedBy: self)
         context.name = "viewContext"
         context.transactionAuthor = .viewContext
         context.isViewContext = true

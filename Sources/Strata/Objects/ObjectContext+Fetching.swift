@@ -23,6 +23,7 @@ extension ObjectContext {
     /// let titles = try movies.map { try $0.value(forKey: "title") as? String }
     /// ```
     public func fetch(entityName: String) throws -> [ManagedObject] {
+        try checkContainerIsAlive()  // the one fetch that does not start with query(for:)
         let entity = try schema.existingEntity(named: entityName)
         return try execute(ObjectQuery(plan: FetchPlan(entity: entity), includesPendingChanges: true))
     }

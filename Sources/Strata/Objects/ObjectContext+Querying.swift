@@ -116,7 +116,6 @@ extension ObjectContext {
     /// store's candidates and this context's objects, evaluated and sorted in memory.
     func execute(_ query: ObjectQuery) throws -> [ManagedObject] {
         mergeCollectedChanges()
-        try checkContainerIsAlive()
         let plan = query.plan
         if parent == nil, container != nil, !usesPendingChanges(query) {
             var objects: [ManagedObject] = []

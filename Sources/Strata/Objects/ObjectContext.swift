@@ -26,8 +26,9 @@ public final class ObjectContext {
     /// A context keeps its container alive, except the container's own
     /// ``PersistentContainer/viewContext``, which the container owns (as SwiftData's
     /// `mainContext` does not keep its `ModelContainer`): keep a reference to the container for
-    /// as long as you use its view context or a child of it. Once the container is released, its view context's
-    /// `container` is `nil` and its saves throw ``StrataError/Code/noStore``.
+    /// as long as you use its view context or a child of it. Once the container is released,
+    /// its view context's `container` is `nil`, and its fetches, counts and saves throw
+    /// ``StrataError/Code/storeClosed``.
     public var container: PersistentContainer? {
         switch containerReference {
         case .none: nil

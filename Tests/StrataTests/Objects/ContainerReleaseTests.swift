@@ -33,6 +33,8 @@ import Testing
         let orphan = try #require(context)
         #expect(orphan.container == nil)
         #expect { try orphan.fetch(Movie.self) } throws: { ($0 as? StrataError)?.code == .storeClosed }
+        #expect { try orphan.fetch(entityName: "Movie") } throws: { ($0 as? StrataError)?.code == .storeClosed }
+        #expect { try orphan.count(entityName: "Movie") } throws: { ($0 as? StrataError)?.code == .storeClosed }
         Movie(context: orphan).title = "Ronin"
         #expect { try orphan.save() } throws: { ($0 as? StrataError)?.code == .storeClosed }
         // What was saved is in the store.

@@ -18,7 +18,7 @@ import Testing
         // The 64 saves queue for the schema's write lock one by one; on a machine busy with
         // other suites the last may wait longer than the default 30 s for a connection. A
         // deadlock would still run into the suite's time limit.
-        configuration.pool.acquireTimeout = .seconds(120)
+        configuration.pool.acquireTimeout = .seconds(300)
         let container = try await offThePool {
             try PersistentContainer(name: "Load", entities: [Note.self], storeDescriptions: [.postgres(configuration)])
         }
@@ -54,8 +54,12 @@ import Testing
 
     @Test func tasksBlockedInTheStoreDoNotStarveOtherTasks() async throws {
         let database = try PostgresTestDatabase()
+        var configuration = database.configuration
+        // Once the lock is let go, the 64 saves take the pool's 8 connections in turn; on a
+        // busy machine the last waits longer than the default 30 s (a hang detector here).
+        configuration.pool.acquireTimeout = .seconds(300)
         let container = try await offThePool {
-            try PersistentContainer(name: "Load", entities: [Note.self], storeDescriptions: [database.description()])
+            try PersistentContainer(name: "Load", entities: [Note.self], storeDescriptions: [.postgres(configuration)])
         }
         defer { try? container.close() }
         // Another server holds the write lock: every save waits for it.

@@ -146,7 +146,7 @@ extension PostgresStore {
         var limit: Int?
         var offset: Int
 
-        var bindings: PostgresBindings { compiler.bindings }
+        var bindings: PostgresBindings { compiler.arguments }
 
         /// Whether the order needs Foundation's localized comparison, which the server cannot
         /// give: the rows are then sorted (and limited) here.
@@ -222,7 +222,7 @@ extension PostgresStore {
         let tableKinds = layout.base.entities[entity.rootEntity.name]?.kindNames ?? []
         var conditions: [String] = []
         if Set(kinds) != Set(tableKinds) {
-            conditions.append("t0.\(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")")
+            conditions.append("t0.\(quoted(StoreLayout.entityColumn)) IN (" + entityNameList(kinds) + ")")
         }
         var bindings = PostgresBindings()
         if let keys = plan.primaryKeys {
@@ -245,7 +245,7 @@ extension PostgresStore {
             }
         }
         var compiler = PostgresQueryCompiler(
-            schema: schema, layout: layout.base, storeIdentifier: identifier, rootEntity: entity, bindings: bindings)
+            schema: schema, layout: layout.base, storeIdentifier: identifier, rootEntity: entity, arguments: bindings)
         if let predicate = plan.predicate {
             conditions.append(try compiler.compile(predicate))
         }

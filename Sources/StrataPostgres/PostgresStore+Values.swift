@@ -30,7 +30,7 @@ extension PostgresStore {
                     expressions.append("COUNT(\(column))")
                     types.append(.integer64)
                 case (.sum, .decimal), (.average, .decimal):
-                    expressions.append(PostgresQueryCompiler.aggregate(function.collectionOperator, of: column, kind: kind))
+                    expressions.append(PostgresDialect.aggregate(function.collectionOperator, of: column, kind: kind))
                     types.append(.decimal)
                 case (.sum, .integer):
                     // Exact in numeric; beyond Int64's range, the nearest Double (as its text).
@@ -41,10 +41,10 @@ extension PostgresStore {
                     types.append(.integer64)
                 case (.sum, _), (.average, _):
                     expressions.append(
-                        "(" + PostgresQueryCompiler.aggregate(function.collectionOperator, of: column, kind: kind == .integer ? .integer : .double) + ")::float8")
+                        "(" + PostgresDialect.aggregate(function.collectionOperator, of: column, kind: kind == .integer ? .integer : .double) + ")::float8")
                     types.append(.double)
                 case (.min, _), (.max, _):
-                    expressions.append(PostgresQueryCompiler.aggregate(function.collectionOperator, of: column, kind: kind))
+                    expressions.append(PostgresDialect.aggregate(function.collectionOperator, of: column, kind: kind))
                     types.append(target.type)
                 }
             }

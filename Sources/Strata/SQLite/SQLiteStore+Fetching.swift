@@ -124,7 +124,6 @@ extension SQLiteStore {
         var kinds: [String] = []
         var compiler: SQLiteQueryCompiler
         var conditions: [String]
-        var prefixArguments: [DatabaseValue]
         var sorts: [ResolvedSort]
         var limit: Int?
         var offset: Int
@@ -132,13 +131,11 @@ extension SQLiteStore {
 
         init(
             layout: StoreLayout.EntityLayout, compiler: SQLiteQueryCompiler, conditions: [String],
-            prefixArguments: [DatabaseValue],
             sorts: [ResolvedSort], limit: Int?, offset: Int
         ) {
             self.layout = layout
             self.compiler = compiler
             self.conditions = conditions
-            self.prefixArguments = prefixArguments
             self.sorts = sorts
             self.limit = limit
             self.offset = offset
@@ -163,7 +160,7 @@ extension SQLiteStore {
         }
 
         /// The values of the query's parameters, in order.
-        var values: [DatabaseValue] { prefixArguments + compiler.arguments }
+        var values: [DatabaseValue] { compiler.arguments }
     }
 
     /// Compiles a plan, or returns `nil` when it can match nothing.
@@ -177,7 +174,7 @@ extension SQLiteStore {
         var conditions: [String] = []
         if Set(kinds) != Set(tableKinds) {
             conditions.append(
-                "t0.\(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")")
+                "t0.\(quoted(StoreLayout.entityColumn)) IN (" + entityNameList(kinds) + ")")
         }
         var prefix: [DatabaseValue] = []
         if let keys = plan.primaryKeys {
@@ -192,12 +189,12 @@ extension SQLiteStore {
         }
         appendMatching(plan, to: &conditions, &prefix)
         var compiler = SQLiteQueryCompiler(
-            schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity)
+            schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity, arguments: prefix)
         if let predicate = plan.predicate {
-            conditions.append(compiler.compile(predicate))
+            conditions.append(try compiler.compile(predicate))
         }
         var query = CompiledQuery(
-            layout: layout, compiler: compiler, conditions: conditions, prefixArguments: prefix, sorts: plan.sorts,
+            layout: layout, compiler: compiler, conditions: conditions, sorts: plan.sorts,
             limit: plan.fetchLimit, offset: plan.fetchOffset)
         query.kinds = kinds
         return query

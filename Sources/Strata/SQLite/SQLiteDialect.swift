@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+
+/// SQLite's spellings for the shared SQL compilers: `1`/`0`, `IFNULL`, untyped binds, and the
+/// functions and collations every Strata connection registers (``SQLiteFunctions``), which call
+/// the in-memory evaluator's own Swift code.
+enum SQLiteDialect: SQLDialect {
+    typealias Arguments = [DatabaseValue]
+
+    static let trueLiteral = "1"
+    static let falseLiteral = "0"
+
+    static func nullAsFalse(_ expression: String) -> String { "IFNULL(\(expression), 0)" }
+
+    /// SQLite's columns take any value, so `kind` converts nothing.
+    static func bind(_ value: AttributeValue, as kind: ValueKind?, to arguments: inout [DatabaseValue]) -> String {
+        arguments.append(SQLiteValueCoding.databaseValue(value))
+        return "?"
+    }
+
+    /// Decimals are text and compare by value through the decimal collation.
+    static func comparable(_ expression: String, kind: ValueKind) -> String {
+        kind == .decimal ? "\(expression) COLLATE \(SQLiteFunctions.decimalCollation)" : expression
+    }
+
+    static func isNotDistinct(_ left: String, _ right: String) -> String { "\(left) IS \(right)" }
+
+    static func isDistinct(_ left: String, _ right: String) -> String { "\(left) IS NOT \(right)" }
+
+    static func substringTest(_ comparison: ComparisonOperator, _ text: String, _ part: String) -> String {
+        switch comparison {
+        case .beginsWith: "instr(\(text), \(part)) = 1"
+        case .endsWith: "strata_ends_with(\(text), \(part))"
+        default: "instr(\(text), \(part)) > 0"
+        }
+    }
+
+    static func like(_ text: String, _ pattern: SQLPattern, to arguments: inout [DatabaseValue]) -> String {
+        "IFNULL(strata_like(\(text), \(expression(pattern, &arguments))), 0)"
+    }
+
+    static func matches(
+        _ text: String, _ pattern: SQLPattern, options: ComparisonOptions, to arguments: inout [DatabaseValue]
+    ) -> String {
+        "IFNULL(strata_matches(\(text), \(expression(pattern, &arguments)), \(options.rawValue)), 0)"
+    }
+
+    private static func expression(_ pattern: SQLPattern, _ arguments: inout [DatabaseValue]) -> String {
+        switch pattern {
+        case .constant(let text): bind(.string(text), as: nil, to: &arguments)
+        case .expression(let expression): expression
+        }
+    }
+
+    static func jsonContains(
+        _ column: String, _ wanted: AttributeValue, options: ComparisonOptions, to arguments: inout [DatabaseValue]
+    ) -> String {
+        let element = folded("value", options: options)
+        // Only arrays and objects have elements; anything else (a scalar) has none.
+        return
+            "(json_type(\(column)) IN ('array', 'object') AND EXISTS (SELECT 1 FROM json_each(\(column)) WHERE \(element) = \(bind(wanted, as: nil, to: &arguments))))"
+    }
+
+    /// Sums and averages by the aggregate functions ``SQLiteFunctions`` registers, which add as
+    /// the evaluator adds (exactly, in any order).
+    static func aggregate(_ collectionOperator: CollectionOperator, of column: String, kind: ValueKind) -> String {
+        switch (collectionOperator, kind) {
+        case (.count, _): "COUNT(*)"
+        case (.sum, .decimal): "strata_decimal_sum(\(column))"
+        case (.sum, .integer): "strata_integer_sum(\(column))"
+        case (.sum, _): "strata_double_sum(\(column))"
+        case (.average, .decimal): "strata_decimal_avg(\(column))"
+        case (.average, .integer): "strata_integer_avg(\(column))"
+        case (.average, _): "strata_double_avg(\(column))"
+        case (.min, .decimal): "MIN(\(column) COLLATE \(SQLiteFunctions.decimalCollation))"
+        case (.max, .decimal): "MAX(\(column) COLLATE \(SQLiteFunctions.decimalCollation))"
+        case (.min, _): "MIN(\(column))"
+        case (.max, _): "MAX(\(column))"
+        }
+    }
+
+    /// SQLite orders `NULL` first already; text orders through Strata's collations.
+    static func orderTerm(_ column: String, kind: ValueKind, comparison: SortComparison, ascending: Bool) -> String {
+        var term = column
+        if kind == .decimal {
+            term += " COLLATE \(SQLiteFunctions.decimalCollation)"
+        } else if kind.isTextual {
+            switch comparison {
+            case .standard: break
+            case .caseInsensitive: term += " COLLATE \(SQLiteFunctions.caseInsensitiveCollation)"
+            case .localizedStandard: term += " COLLATE \(SQLiteFunctions.localizedCollation)"
+            }
+        }
+        return term + (ascending ? " ASC" : " DESC")
+    }
+}
+
+/// The query compiler of SQLite stores.
+typealias SQLiteQueryCompiler = SQLQueryCompiler<SQLiteDialect>

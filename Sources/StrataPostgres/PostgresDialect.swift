@@ -173,3 +173,6 @@ enum PostgresDialect: SQLDialect {
 
 /// The query compiler of PostgreSQL stores.
 typealias PostgresQueryCompiler = SQLQueryCompiler<PostgresDialect>
+
+/// The batch-update compiler of PostgreSQL stores.
+typealias PostgresUpdateCompiler = SQLUpdateCompiler<PostgresDialect>

@@ -24,7 +24,7 @@ enum PostgresFunctions {
 
     /// The statements that create the functions (in the current schema).
     static var creationStatements: [String] {
-        tables.statements + PostgresUpdateCompiler.functionStatements + exactArithmeticStatements
+        tables.statements + PostgresDialect.functionStatements + exactArithmeticStatements
     }
 
     /// Exact arithmetic on doubles, as Swift's `DoubleSum` and `IntegerSum` do it: every finite

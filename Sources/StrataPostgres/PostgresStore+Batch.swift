@@ -213,7 +213,7 @@ extension PostgresStore {
         let assignments =
             attributeColumns.enumerated().map { "\(quoted($0.element)) = \(placeholders[$0.offset + 3])" }
             + ["\(quoted(StoreLayout.versionColumn)) = \(table).\(quoted(StoreLayout.versionColumn)) + 1"]
-        let kinds = (layoutKinds(of: entity) ?? [entity.name]).map { "'\($0)'" }.joined(separator: ", ")
+        let kinds = entityNameList(layoutKinds(of: entity) ?? [entity.name])
         let sql = """
             WITH inserted AS (\(insert)), \
             updated AS (UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE NOT EXISTS (SELECT 1 FROM inserted) \
@@ -233,24 +233,12 @@ extension PostgresStore {
     public func batchUpdate(_ request: StoreBatchUpdate) throws -> BatchResult {
         let entity = request.plan.entity
         let (_, entityLayout) = try resolve(entity.name)
-        var assignments: [String] = []
-        var compiler = PostgresUpdateCompiler(entity: entity, layout: entityLayout)
-        let names = request.propertiesToUpdate.keys.sorted()
-        for name in names {
-            guard let expression = request.propertiesToUpdate[name] else { continue }
-            let (number, attribute) = try compiler.updatableAttribute(name)
-            guard let column = entityLayout.attributeColumns[number] else { continue }
-            assignments.append("\(quoted(column)) = \(try compiler.compile(expression, for: attribute))")
-        }
-        guard !assignments.isEmpty else {
-            throw StrataError(
-                .unknownKey, "A batch update of \(entity.name) needs at least one property to update.", entityName: entity.name)
-        }
-        assignments.append("\(quoted(StoreLayout.versionColumn)) = \(quoted(StoreLayout.versionColumn)) + 1")
-        var bindings = compiler.bindings
+        var compiler = PostgresUpdateCompiler(entity: entity, layout: entityLayout, arguments: PostgresBindings())
+        let (assignments, names) = try compiler.assignments(for: request.propertiesToUpdate)
+        var bindings = compiler.arguments
         let keysParameter = bindings.count + 1
         let sql =
-            "UPDATE \(quoted(entityLayout.table)) SET " + assignments.joined(separator: ", ")
+            "UPDATE \(quoted(entityLayout.table)) SET " + assignments
             + " WHERE \(quoted(StoreLayout.primaryKeyColumn)) = ANY($\(keysParameter))"
         return try runBatch(author: request.author, contextName: request.contextName) { session, _ in
             let rows = try selectRows(request.plan, session: session)
@@ -259,7 +247,7 @@ extension PostgresStore {
                 do {
                     try session.query(sql, bindings)
                 } catch let error as StrataError {
-                    throw PostgresUpdateCompiler.translate(error)
+                    throw PostgresDialect.translate(error)
                 }
             }
             var changes = BatchChanges()
@@ -368,7 +356,7 @@ extension PostgresStore {
             case .inverseColumn(let table, let column, _):
                 sql =
                     "SELECT \(pk), \(entityColumn) FROM \(quoted(table)) WHERE \(quoted(column)) = ANY($1) AND \(entityColumn) IN ("
-                    + destinationLayout.kindNames.map { "'\($0)'" }.joined(separator: ", ") + ")"
+                    + entityNameList(destinationLayout.kindNames) + ")"
             case .joinTable(let table, let sourceColumn, let targetColumn, _):
                 sql =
                     "SELECT j.\(quoted(targetColumn)), t.\(entityColumn) FROM \(quoted(table)) j JOIN \(quoted(destinationLayout.table)) t"

@@ -18,7 +18,7 @@ extension StoreLayout.ToManyStorage {
         let entity = quoted(StoreLayout.entityColumn)
         switch self {
         case .inverseColumn(let table, let column, let orderColumn):
-            let kinds = destination.kindNames.map { "'\($0)'" }.joined(separator: ", ")
+            let kinds = entityNameList(destination.kindNames)
             return "SELECT \(quoted(column)), \(key), \(entity) FROM \(quoted(table))"
                 + " WHERE \(owners(quoted(column))) AND \(entity) IN (\(kinds))"
                 + " ORDER BY \(quoted(column)), " + (orderColumn.map { "\(quoted($0))\(nullsFirst), " } ?? "") + key

@@ -62,6 +62,26 @@ package protocol SQLDialect {
 
     /// One `ORDER BY` term, ordering as the in-memory evaluator does (`NULL`s first).
     static func orderTerm(_ column: String, kind: ValueKind, comparison: SortComparison, ascending: Bool) -> String
+
+    // MARK: Batch updates (``SQLUpdateCompiler``)
+
+    /// A value a batch update computes row by row, checked by the statement: it fails when the
+    /// value is not an integer for an integer attribute, is out of the attribute's range, or is
+    /// `NULL` for a required one (a division by zero).
+    static func checkedUpdateValue(_ expression: String, for attribute: AttributeDescription) -> String
+
+    /// Another attribute's column copied into `attribute`, checked where the destination is
+    /// narrower or required.
+    static func copiedUpdateValue(
+        _ column: String, from source: AttributeDescription, to attribute: AttributeDescription
+    ) -> String
+
+    /// An operand of a batch update's arithmetic for `attribute`: a cast where the store's
+    /// arithmetic would otherwise overflow or round (PostgreSQL computes integers in `numeric`).
+    static func arithmeticOperand(_ expression: String, for attribute: AttributeDescription) -> String
+
+    /// `dividend / divisor`, truncating for integers as SQLite does, `NULL` for a zero divisor.
+    static func quotient(_ dividend: String, _ divisor: String, integer: Bool) -> String
 }
 
 /// The pattern of a `LIKE` or `MATCHES` test: a constant string, or an expression (a key path).

@@ -350,7 +350,7 @@ package struct SchemaMigration {
     }
 
     static func kindsClause(_ kinds: [String]) -> String {
-        kinds.isEmpty ? "" : " AND \(quoted(StoreLayout.entityColumn)) IN (" + kinds.map { "'\($0)'" }.joined(separator: ", ") + ")"
+        kinds.isEmpty ? "" : " AND \(quoted(StoreLayout.entityColumn)) IN (" + entityNameList(kinds) + ")"
     }
 
     /// Applies the step in `db`'s open transaction; returns the number of rows it changed.
@@ -511,7 +511,7 @@ package struct SchemaMigration {
                     kinds = Set(gainedKinds)
                 }
                 let scope =
-                    " AND \(quoted(StoreLayout.entityColumn)) IN (" + kinds.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                    " AND \(quoted(StoreLayout.entityColumn)) IN (" + entityNameList(kinds.sorted())
                     + ")"
                 if attribute.defaultValue == .null {
                     let missing =
@@ -620,7 +620,7 @@ package struct SchemaMigration {
                 targets.append(quoted(name))
                 values.append(quoted(origin))
             }
-            let kinds = movers.compactMap { entityOrigin[$0.name] }.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            let kinds = entityNameList(movers.compactMap { entityOrigin[$0.name] }.sorted())
             // Keys never come back: the new table counts on from the highest key the old one
             // ever gave (its objects' IDs, deleted ones' included, stay unique).
             rows += try db.execute(
@@ -642,7 +642,7 @@ package struct SchemaMigration {
         }
         func keys(of entity: Entity) -> String {
             "SELECT \(quoted(StoreLayout.primaryKeyColumn)) FROM \(quoted(entity.rootEntity.name)) WHERE \(quoted(StoreLayout.entityColumn)) IN ("
-                + entity.kindNames.sorted().map { "'\($0)'" }.joined(separator: ", ") + ")"
+                + entityNameList(entity.kindNames.sorted()) + ")"
         }
         var rows = 0
         var seenJoinTables: Set<String> = []

@@ -313,7 +313,7 @@ package struct StoreLayout: Sendable {
         guard entity.superentity != nil || entity.rootEntity.kindNames.count != layout.kindNames.count else {
             return ""
         }
-        return " WHERE \"\(entityColumn)\" IN (" + layout.kindNames.map { "'\($0)'" }.joined(separator: ", ") + ")"
+        return " WHERE \"\(entityColumn)\" IN (" + entityNameList(layout.kindNames) + ")"
     }
 
     package static func columnType(_ type: AttributeType) -> String {

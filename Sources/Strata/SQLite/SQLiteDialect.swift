@@ -95,5 +95,33 @@ enum SQLiteDialect: SQLDialect {
     }
 }
 
+extension SQLiteDialect {
+    /// `strata_checked(value, integer, nullable, minimum, maximum)` (``SQLiteFunctions``).
+    static func checkedUpdateValue(_ expression: String, for attribute: AttributeDescription) -> String {
+        let bounds = attribute.type.integerRange.map { "\($0.lowerBound), \($0.upperBound)" } ?? "NULL, NULL"
+        return
+            "strata_checked(\(expression), \(attribute.type.isInteger ? 1 : 0), \(attribute.isOptional ? 1 : 0), \(bounds))"
+    }
+
+    /// Copies need a check only from an optional attribute into a required one: the columns
+    /// of the types a copy allows hold each other's values.
+    static func copiedUpdateValue(
+        _ column: String, from source: AttributeDescription, to attribute: AttributeDescription
+    ) -> String {
+        source.isOptional && !attribute.isOptional ? checkedUpdateValue(column, for: attribute) : column
+    }
+
+    /// SQLite's arithmetic needs no cast; `strata_checked` catches what overflowed to a real.
+    static func arithmeticOperand(_ expression: String, for attribute: AttributeDescription) -> String { expression }
+
+    /// SQLite's `/` truncates integers and gives `NULL` for a zero divisor.
+    static func quotient(_ dividend: String, _ divisor: String, integer: Bool) -> String {
+        "(\(dividend) / \(divisor))"
+    }
+}
+
 /// The query compiler of SQLite stores.
 typealias SQLiteQueryCompiler = SQLQueryCompiler<SQLiteDialect>
+
+/// The batch-update compiler of SQLite stores.
+typealias SQLiteUpdateCompiler = SQLUpdateCompiler<SQLiteDialect>

@@ -135,6 +135,27 @@ enum PostgresDialect: SQLDialect {
         }
     }
 
+    /// The server cannot give Foundation's localized order: such fetches sort on the client.
+    static let sortsLocalizedText = false
+
+    /// One array parameter, however many keys.
+    static func primaryKeyTest(_ column: String, in keys: [Int64], to bindings: inout PostgresBindings) -> String {
+        bindings.append(keys)
+        return "\(column) = ANY($\(bindings.count))"
+    }
+
+    /// Converted to the column's type; JSON compares as text.
+    static func equalityValue(
+        _ value: AttributeValue, forColumnOf type: AttributeType?, to bindings: inout PostgresBindings
+    ) -> String {
+        bindings.append(value: type.map { PostgresValueCoding.converted(value, toColumnOf: $0) } ?? value)
+        return "$\(bindings.count)" + (type == .codable ? "::text" : "")
+    }
+
+    static func limitClause(limit: Int?, offset: Int) -> String {
+        (limit.map { " LIMIT \($0)" } ?? "") + (offset > 0 ? " OFFSET \(offset)" : "")
+    }
+
     /// `NULL`s come first, as in SQLite and in memory; case-insensitive order folds as `[c]`
     /// does (localized order is sorted on the client: the server cannot give Foundation's).
     static func orderTerm(_ column: String, kind: ValueKind, comparison: SortComparison, ascending: Bool) -> String {
@@ -173,6 +194,9 @@ enum PostgresDialect: SQLDialect {
 
 /// The query compiler of PostgreSQL stores.
 typealias PostgresQueryCompiler = SQLQueryCompiler<PostgresDialect>
+
+/// A fetch plan compiled for PostgreSQL.
+typealias PostgresSelect = SQLSelect<PostgresDialect>
 
 /// The batch-update compiler of PostgreSQL stores.
 typealias PostgresUpdateCompiler = SQLUpdateCompiler<PostgresDialect>

@@ -89,7 +89,7 @@ extension PostgresStore {
         }
         let sql =
             "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))" + query.sql(withOrder: ordered)
-        return try session.query(sql, query.bindings).rows.compactMap { row in
+        return try session.query(sql, query.arguments).rows.compactMap { row in
             let cells = row.makeRandomAccess()
             guard let key = PostgresValueCoding.integer(cells[0]), let entity = PostgresValueCoding.string(cells[1]) else { return nil }
             return RowReference(entity: entity, key: key)

@@ -19,24 +19,23 @@ extension PostgresStore {
         guard let table = layout.tables.first(where: { $0.name == query.layout.table }) else { return }
         let columnNames = table.columns.map(\.name)
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let keys = query.clientSortKeys
-        let sql = "SELECT " + (columnNames.map { "t0.\(quoted($0))" } + keys.expressions).joined(separator: ", ") + query.sql()
+        let (sql, sortKeyTypes) = query.rowsSQL(columns: columnNames)
         // Rows are decoded as they arrive, on the connection's event loop, so decoding overlaps
         // the transfer and the raw result is never held whole beside the decoded one.
         let decoding = PostgresFetchDecoding(
             decoders: query.kinds.compactMap { PostgresRowDecoder(entityName: $0, store: self, columnIndex: columnIndex) },
-            sortKeyTypes: keys.types, sortKeyOffset: columnNames.count, storeIdentifier: identifier)
+            sortKeyTypes: sortKeyTypes, sortKeyOffset: columnNames.count, storeIdentifier: identifier)
         instrumentation.metrics.fetches.increment()
-        if !keys.expressions.isEmpty {
+        if !sortKeyTypes.isEmpty {
             try withSession { session in
-                try session.query(sql, query.bindings, onRow: { decoding.add($0) }, onEnd: { decoding.finishReading() })
+                try session.query(sql, query.arguments, onRow: { decoding.add($0) }, onEnd: { decoding.finishReading() })
             }
             let rows = decoding.nextRun() ?? []
             try body(query.sortedOnClient(rows, key: { $0.keys }, primaryKey: { $0.row.objectID.primaryKey ?? 0 }).map(\.row))
             return
         }
         try withSession { session in
-            try session.query(sql, query.bindings, onRow: { decoding.add($0) }, onEnd: { decoding.finishReading() }) {
+            try session.query(sql, query.arguments, onRow: { decoding.add($0) }, onEnd: { decoding.finishReading() }) {
                 // After `body` fails, the rest still arrive (the connection must finish the
                 // statement) and are dropped.
                 var failure: (any Error)?
@@ -64,22 +63,19 @@ extension PostgresStore {
         keys: [Int64], entityNames: [String]?
     ) {
         guard var query = try makeQuery(plan) else { return ([], includingEntityNames ? [] : nil) }
-        let sortKeys = query.clientSortKeys
-        let sql =
-            "SELECT " + (["t0.\(quoted(StoreLayout.primaryKeyColumn))", "t0.\(quoted(StoreLayout.entityColumn))"] + sortKeys.expressions)
-            .joined(separator: ", ") + query.sql()
+        let (sql, sortKeyTypes) = query.primaryKeysSQL()
         let kinds = Set(query.kinds)
         var found: [(key: Int64, name: String, sortValues: [AttributeValue])] = []
-        for row in try read(sql: sql, query.bindings).rows {
+        for row in try read(sql: sql, query.arguments).rows {
             let cells = row.makeRandomAccess()
             guard let key = PostgresValueCoding.integer(cells[0]), let name = PostgresValueCoding.string(cells[1]), kinds.contains(name)
             else { continue }
-            let sortValues = sortKeys.types.enumerated().map { offset, type in
+            let sortValues = sortKeyTypes.enumerated().map { offset, type in
                 PostgresValueCoding.attributeValue(cells[2 + offset], type: type)
             }
             found.append((key, name, sortValues))
         }
-        if !sortKeys.expressions.isEmpty {
+        if !sortKeyTypes.isEmpty {
             found = query.sortedOnClient(found, key: { $0.sortValues }, primaryKey: { $0.key })
         }
         return (found.map(\.key), includingEntityNames ? found.map(\.name) : nil)
@@ -88,12 +84,8 @@ extension PostgresStore {
     /// The number of rows a plan matches, counted by the server.
     public func count(_ plan: FetchPlan) throws -> Int {
         guard var query = try makeQuery(plan) else { return 0 }
-        query.sorts = []
-        var sql = "SELECT COUNT(*)" + query.sql(withOrder: false)
-        if plan.fetchLimit != nil || plan.fetchOffset > 0 {
-            sql = "SELECT COUNT(*) FROM (SELECT 1" + query.sql(withOrder: false) + ") counted"
-        }
-        let result = try read(sql: sql, query.bindings)
+        let sql = query.countSQL()
+        let result = try read(sql: sql, query.arguments)
         return result.rows.first.flatMap { $0.makeRandomAccess().first.flatMap(PostgresValueCoding.integer) }.map { Int($0) } ?? 0
     }
 
@@ -135,123 +127,9 @@ extension PostgresStore {
 
     // MARK: Queries
 
-    /// A compiled fetch: everything after `SELECT ...`, with its bindings.
-    struct CompiledQuery {
-        var layout: StoreLayout.EntityLayout
-        /// The entities whose rows the query may return.
-        var kinds: [String]
-        var compiler: PostgresQueryCompiler
-        var conditions: [String]
-        var sorts: [ResolvedSort]
-        var limit: Int?
-        var offset: Int
-
-        var bindings: PostgresBindings { compiler.arguments }
-
-        /// Whether the order needs Foundation's localized comparison, which the server cannot
-        /// give: the rows are then sorted (and limited) here.
-        var sortsOnClient: Bool { sorts.contains { $0.comparison == .localizedStandard && ValueKind($0.type).isTextual } }
-
-        /// The sort keys to select when sorting on the client.
-        var clientSortKeys: (expressions: [String], types: [AttributeType]) {
-            mutating get {
-                guard sortsOnClient else { return ([], []) }
-                var expressions: [String] = []
-                for sort in sorts { expressions.append(compiler.propertyColumn(steps: sort.steps, number: sort.number)) }
-                return (expressions, sorts.map(\.type))
-            }
-        }
-
-        /// ` FROM ... WHERE ... [ORDER BY ...] [LIMIT ... OFFSET ...]`; call once per query, after
-        /// everything else was compiled (joins the order needs are added by it).
-        mutating func sql(withOrder: Bool = true, groupBy: String = "", order override: String? = nil) -> String {
-            let clientSorts = sortsOnClient && override == nil
-            // Grouped rows have no key of their own to break ties with.
-            let order = override ?? (withOrder && !clientSorts ? compiler.orderBy(sorts, tieBreakingByPrimaryKey: groupBy.isEmpty) : "")
-            var text =
-                compiler.fromClause(table: layout.table)
-                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + groupBy + order
-            if !clientSorts || !withOrder {
-                if let limit { text += " LIMIT \(max(0, limit))" }
-                if offset > 0 { text += " OFFSET \(offset)" }
-            }
-            return text
-        }
-
-        /// Sorts rows by the selected sort keys as the in-memory evaluator does, then applies
-        /// the offset and limit.
-        func sortedOnClient<Row>(_ rows: [Row], key: (Row) -> [AttributeValue], primaryKey: (Row) -> Int64) -> [Row] {
-            let sorted = rows.sorted { a, b in
-                let left = key(a)
-                let right = key(b)
-                for (index, sort) in sorts.enumerated() {
-                    let order = Self.compare(left[index], right[index], sort)
-                    if order != 0 { return sort.ascending ? order < 0 : order > 0 }
-                }
-                return primaryKey(a) < primaryKey(b)
-            }
-            let start = min(offset, sorted.count)
-            let end = limit.map { min(sorted.count, start + max(0, $0)) } ?? sorted.count
-            return Array(sorted[start..<end])
-        }
-
-        /// -1, 0 or 1; `nil` sorts first.
-        static func compare(_ a: AttributeValue, _ b: AttributeValue, _ sort: ResolvedSort) -> Int {
-            switch (a.isNull, b.isNull) {
-            case (true, true): return 0
-            case (true, false): return -1
-            case (false, true): return 1
-            case (false, false): break
-            }
-            let kind = ValueKind(sort.type)
-            if kind.isTextual, let x = ValueComparison.text(a), let y = ValueComparison.text(b) {
-                switch SortOrdering.compare(x, y, sort.comparison) {
-                case .orderedAscending: return -1
-                case .orderedDescending: return 1
-                case .orderedSame: return 0
-                }
-            }
-            return ValueComparison.compare(a, b, as: kind) ?? 0
-        }
-    }
-
     /// Compiles a plan, or returns `nil` when it can match nothing.
-    func makeQuery(_ plan: FetchPlan) throws -> CompiledQuery? {
-        let (entity, entityLayout) = try resolve(plan.entityName)
-        let kinds = plan.includesSubentities ? entityLayout.kindNames : [entity.name]
-        let tableKinds = layout.base.entities[entity.rootEntity.name]?.kindNames ?? []
-        var conditions: [String] = []
-        if Set(kinds) != Set(tableKinds) {
-            conditions.append("t0.\(quoted(StoreLayout.entityColumn)) IN (" + entityNameList(kinds) + ")")
-        }
-        var bindings = PostgresBindings()
-        if let keys = plan.primaryKeys {
-            if keys.isEmpty { return nil }
-            bindings.append(keys)
-            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) = ANY($\(bindings.count))")
-        }
-        if let range = plan.primaryKeyRange {
-            bindings.append(integer: range.lowerBound)
-            bindings.append(integer: range.upperBound)
-            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) BETWEEN $\(bindings.count - 1) AND $\(bindings.count)")
-        }
-        for (name, value) in (plan.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
-            if value.isNull {
-                conditions.append("t0.\(quoted(name)) IS NULL")
-            } else {
-                let type = entity.attribute(named: name)?.type
-                bindings.append(value: type.map { PostgresValueCoding.converted(value, toColumnOf: $0) } ?? value)
-                conditions.append("t0.\(quoted(name)) = $\(bindings.count)" + (type == .codable ? "::text" : ""))
-            }
-        }
-        var compiler = PostgresQueryCompiler(
-            schema: schema, layout: layout.base, storeIdentifier: identifier, rootEntity: entity, arguments: bindings)
-        if let predicate = plan.predicate {
-            conditions.append(try compiler.compile(predicate))
-        }
-        return CompiledQuery(
-            layout: entityLayout, kinds: kinds, compiler: compiler, conditions: conditions, sorts: plan.sorts,
-            limit: plan.fetchLimit, offset: plan.fetchOffset)
+    func makeQuery(_ plan: FetchPlan) throws -> PostgresSelect? {
+        try PostgresSelect(plan, schema: schema, layout: layout.base, storeIdentifier: identifier, arguments: PostgresBindings())
     }
 
     /// Runs a query on the preparing save's connection, or on one of the pool.

@@ -88,7 +88,7 @@ extension PostgresStore {
             sql = "SELECT " + (request.returnsDistinctResults ? "DISTINCT " : "") + expressions.joined(separator: ", ") + body
         }
         var rows: [[AttributeValue]] = []
-        for row in try read(sql: sql, query.bindings).rows {
+        for row in try read(sql: sql, query.arguments).rows {
             let cells = row.makeRandomAccess()
             var values: [AttributeValue] = []
             values.reserveCapacity(types.count)

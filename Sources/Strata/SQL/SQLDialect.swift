@@ -63,6 +63,24 @@ package protocol SQLDialect {
     /// One `ORDER BY` term, ordering as the in-memory evaluator does (`NULL`s first).
     static func orderTerm(_ column: String, kind: ValueKind, comparison: SortComparison, ascending: Bool) -> String
 
+    // MARK: Selects (``SQLSelect``)
+
+    /// Whether `ORDER BY` can sort text as `localizedStandardCompare` does; where it cannot,
+    /// ``SQLSelect`` sorts such fetches on the client.
+    static var sortsLocalizedText: Bool { get }
+
+    /// `column` is one of `keys` (not empty), bound.
+    static func primaryKeyTest(_ column: String, in keys: [Int64], to arguments: inout Arguments) -> String
+
+    /// The placeholder of a value an equality test compares with a column of `type` (`nil`: a
+    /// to-one relationship's key column), bound.
+    static func equalityValue(_ value: AttributeValue, forColumnOf type: AttributeType?, to arguments: inout Arguments)
+        -> String
+
+    /// ` LIMIT … OFFSET …` for a limit and an offset that are not negative, or nothing when
+    /// there is neither.
+    static func limitClause(limit: Int?, offset: Int) -> String
+
     // MARK: Batch updates (``SQLUpdateCompiler``)
 
     /// A value a batch update computes row by row, checked by the statement: it fails when the

@@ -17,7 +17,7 @@ package struct SQLQueryCompiler<Dialect: SQLDialect> {
     package let storeIdentifier: String
 
     /// The values bound so far, in placeholder order.
-    package private(set) var arguments: Dialect.Arguments
+    package var arguments: Dialect.Arguments
     private var aliasCount = 0
     private var scopes: [Scope] = []
 

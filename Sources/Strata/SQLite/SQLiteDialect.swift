@@ -96,6 +96,28 @@ enum SQLiteDialect: SQLDialect {
 }
 
 extension SQLiteDialect {
+    /// By the localized collation ``SQLiteFunctions`` registers.
+    static let sortsLocalizedText = true
+
+    static func primaryKeyTest(_ column: String, in keys: [Int64], to arguments: inout [DatabaseValue]) -> String {
+        arguments += keys.map(\.databaseValue)
+        return "\(column) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")"
+    }
+
+    static func equalityValue(
+        _ value: AttributeValue, forColumnOf type: AttributeType?, to arguments: inout [DatabaseValue]
+    ) -> String {
+        bind(value, as: nil, to: &arguments)
+    }
+
+    /// SQLite takes a limit of -1 for none.
+    static func limitClause(limit: Int?, offset: Int) -> String {
+        // Integers from the request, not strings: safe to write into the SQL.
+        limit != nil || offset > 0 ? " LIMIT \(limit ?? -1) OFFSET \(offset)" : ""
+    }
+}
+
+extension SQLiteDialect {
     /// `strata_checked(value, integer, nullable, minimum, maximum)` (``SQLiteFunctions``).
     static func checkedUpdateValue(_ expression: String, for attribute: AttributeDescription) -> String {
         let bounds = attribute.type.integerRange.map { "\($0.lowerBound), \($0.upperBound)" } ?? "NULL, NULL"
@@ -122,6 +144,9 @@ extension SQLiteDialect {
 
 /// The query compiler of SQLite stores.
 typealias SQLiteQueryCompiler = SQLQueryCompiler<SQLiteDialect>
+
+/// A fetch plan compiled for SQLite.
+typealias SQLiteSelect = SQLSelect<SQLiteDialect>
 
 /// The batch-update compiler of SQLite stores.
 typealias SQLiteUpdateCompiler = SQLUpdateCompiler<SQLiteDialect>

@@ -171,7 +171,7 @@ extension SQLiteStore {
             "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn))"
             + (onlyEntity == nil ? ", t0.\(quoted(StoreLayout.entityColumn))" : "") + query.sql(withOrder: ordered)
         var rows: [RowReference] = []
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: query.arguments)
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(query.arguments))
         while let row = try cursor.next() { rows.append(RowReference(entity: onlyEntity ?? row[1], key: row[0])) }
         return rows
     }

@@ -20,9 +20,8 @@ extension SQLiteStore {
         guard var query = try makeQuery(plan) else { return }
         guard let table = self.layout.tables.first(where: { $0.name == query.layout.table }) else { return }
         let columnNames = table.columns.map(\.name)
-        let sql =
-            "SELECT " + columnNames.map { "t0.\(quoted($0))" }.joined(separator: ", ") + query.sql(withOrder: true)
-        let values = query.values
+        let sql = query.rowsSQL(columns: columnNames).sql
+        let values = query.arguments
         let columnIndex = Dictionary(columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Per entity: the SELECT positions of its attributes and to-one columns.
         var decoders: [String: RowDecoder] = [:]
@@ -88,10 +87,8 @@ extension SQLiteStore {
         keys: [Int64], entityNames: [String]?
     ) {
         guard var query = try makeQuery(plan) else { return ([], includingEntityNames ? [] : nil) }
-        let sql =
-            "SELECT t0.\(quoted(StoreLayout.primaryKeyColumn)), t0.\(quoted(StoreLayout.entityColumn))"
-            + query.sql(withOrder: true)
-        let values = query.values
+        let sql = query.primaryKeysSQL().sql
+        let values = query.arguments
         let kinds = query.kinds
         return try read(sql: sql) { db in
             var keys: [Int64] = []
@@ -108,96 +105,14 @@ extension SQLiteStore {
     /// The number of rows a plan matches, counted by SQLite.
     public func count(_ plan: FetchPlan) throws -> Int {
         guard var query = try makeQuery(plan) else { return 0 }
-        var sql = "SELECT COUNT(*)" + query.sql(withOrder: false)
-        if plan.fetchLimit != nil || plan.fetchOffset > 0 {
-            sql = "SELECT COUNT(*) FROM (SELECT 1" + query.sql(withOrder: false) + ")"
-        }
-        let arguments = query.arguments
+        let sql = query.countSQL()
+        let arguments = StatementArguments(query.arguments)
         return try read(sql: sql) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
     }
 
-    /// A compiled fetch: everything after `SELECT ...`, with its arguments.
-    struct CompiledQuery {
-        var layout: StoreLayout.EntityLayout
-        /// The entities whose rows the query may return; rows naming another entity (damaged
-        /// by another program) are skipped where rows become IDs or objects.
-        var kinds: [String] = []
-        var compiler: SQLiteQueryCompiler
-        var conditions: [String]
-        var sorts: [ResolvedSort]
-        var limit: Int?
-        var offset: Int
-        private var orderSQL: String?
-
-        init(
-            layout: StoreLayout.EntityLayout, compiler: SQLiteQueryCompiler, conditions: [String],
-            sorts: [ResolvedSort], limit: Int?, offset: Int
-        ) {
-            self.layout = layout
-            self.compiler = compiler
-            self.conditions = conditions
-            self.sorts = sorts
-            self.limit = limit
-            self.offset = offset
-        }
-
-        /// ` FROM ... WHERE ... [ORDER BY ...] [LIMIT ... OFFSET ...]`; call once per query.
-        mutating func sql(withOrder: Bool, groupBy: String = "", order override: String? = nil) -> String {
-            let order = override ?? (withOrder ? compiler.orderBy(sorts) : "")
-            var text =
-                compiler.fromClause(table: layout.table)
-                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + groupBy
-                + order
-            if limit != nil || offset > 0 {
-                // Integers from the request, not strings: safe to write into the SQL.
-                text += " LIMIT \(limit.map { max(0, $0) } ?? -1) OFFSET \(max(0, offset))"
-            }
-            return text
-        }
-
-        var arguments: StatementArguments {
-            StatementArguments(values)
-        }
-
-        /// The values of the query's parameters, in order.
-        var values: [DatabaseValue] { compiler.arguments }
-    }
-
     /// Compiles a plan, or returns `nil` when it can match nothing.
-    func makeQuery(_ plan: FetchPlan) throws -> CompiledQuery? {
-        let (entity, layout) = try resolve(plan.entityName)
-        let kinds = plan.includesSubentities ? layout.kindNames : [entity.name]
-        // A table that holds one entity needs no entity test: Strata writes no other rows into
-        // it, and the test costs a quarter of a plain scan (aggregates, counts). Rows another
-        // program damaged are still skipped when objects are decoded.
-        let tableKinds = self.layout.entities[entity.rootEntity.name]?.kindNames ?? []
-        var conditions: [String] = []
-        if Set(kinds) != Set(tableKinds) {
-            conditions.append(
-                "t0.\(quoted(StoreLayout.entityColumn)) IN (" + entityNameList(kinds) + ")")
-        }
-        var prefix: [DatabaseValue] = []
-        if let keys = plan.primaryKeys {
-            if keys.isEmpty { return nil }
-            conditions.append(
-                "t0.\(quoted(StoreLayout.primaryKeyColumn)) IN (" + keys.map { _ in "?" }.joined(separator: ", ") + ")")
-            prefix += keys.map(\.databaseValue)
-        }
-        if let range = plan.primaryKeyRange {
-            conditions.append("t0.\(quoted(StoreLayout.primaryKeyColumn)) BETWEEN ? AND ?")
-            prefix += [range.lowerBound.databaseValue, range.upperBound.databaseValue]
-        }
-        appendMatching(plan, to: &conditions, &prefix)
-        var compiler = SQLiteQueryCompiler(
-            schema: schema, layout: self.layout, storeIdentifier: identifier, rootEntity: entity, arguments: prefix)
-        if let predicate = plan.predicate {
-            conditions.append(try compiler.compile(predicate))
-        }
-        var query = CompiledQuery(
-            layout: layout, compiler: compiler, conditions: conditions, sorts: plan.sorts,
-            limit: plan.fetchLimit, offset: plan.fetchOffset)
-        query.kinds = kinds
-        return query
+    func makeQuery(_ plan: FetchPlan) throws -> SQLiteSelect? {
+        try SQLiteSelect(plan, schema: schema, layout: layout, storeIdentifier: identifier, arguments: [])
     }
 
     /// The members of one object's to-many relationship, in order for ordered relationships.
@@ -277,18 +192,6 @@ extension SQLiteStore {
     }
 
     // MARK: Helpers
-
-    /// Adds the plan's property-equality conditions (names the plan checked), with bound values.
-    func appendMatching(_ plan: FetchPlan, to conditions: inout [String], _ arguments: inout [DatabaseValue]) {
-        for (name, value) in (plan.matching ?? [:]).sorted(by: { $0.key < $1.key }) {
-            if value.isNull {
-                conditions.append("t0.\(quoted(name)) IS NULL")
-            } else {
-                conditions.append("t0.\(quoted(name)) = ?")
-                arguments.append(SQLiteValueCoding.databaseValue(value))
-            }
-        }
-    }
 
     func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
         guard let entity = schema.entity(named: entityName), let layout = layout.entities[entityName] else {
@@ -469,7 +372,7 @@ extension SQLiteStore {
         let body = query.sql(withOrder: !isAggregate || !query.sorts.isEmpty, groupBy: groupBy, order: groupOrder)
         let sql =
             "SELECT " + (request.returnsDistinctResults ? "DISTINCT " : "") + expressions.joined(separator: ", ") + body
-        let arguments = query.arguments
+        let arguments = StatementArguments(query.arguments)
         return try read(sql: sql) { db in
             var rows: [[AttributeValue]] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)

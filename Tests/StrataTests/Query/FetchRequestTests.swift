@@ -213,7 +213,7 @@ import Testing
                     StoreFetchRequest(entityName: "Movie", predicate: .comparison(.keyPath("title"), .equalTo, "Heat")),
                     in: store.schema)))
         let sql = "EXPLAIN QUERY PLAN SELECT t0.\"_pk\"" + query.sql(withOrder: true)
-        let arguments = query.arguments
+        let arguments = StatementArguments(query.arguments)
         let plan = try store.writer.read { db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map { $0["detail"] as String? ?? "" }
         }

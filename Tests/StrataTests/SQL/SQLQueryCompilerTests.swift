@@ -39,7 +39,7 @@ import Testing
             try store.makeQuery(
                 FetchPlan(StoreFetchRequest(entityName: "Movie", predicate: predicate), in: store.schema)))
         let sql = "EXPLAIN QUERY PLAN SELECT t0.\"_pk\"" + query.sql(withOrder: false)
-        let arguments = query.arguments
+        let arguments = StatementArguments(query.arguments)
         let plan = try store.writer.read { db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map { $0["detail"] as String? ?? "" }
         }

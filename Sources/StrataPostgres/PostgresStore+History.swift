@@ -13,31 +13,27 @@ import Strata
 /// | `_strata_history_reader` | the last transaction each reader author merged |
 /// | `_strata_history_counter` | the last transaction number: raised inside each writing transaction, so numbers follow commit order with no gaps, and are never reused |
 extension PostgresStore {
-    static let historyTransactionTable = "_strata_history_transaction"
-    static let historyChangeTable = "_strata_history_change"
-    static let historyTombstoneTable = "_strata_history_tombstone"
-    static let historyReaderTable = "_strata_history_reader"
     static let historyCounterTable = "_strata_history_counter"
     static let historyMetadataKey = "history"
 
     static let historyCreationStatements = [
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyTransactionTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyTransactionTable)) (
         "number" bigint PRIMARY KEY, "timestamp" double precision NOT NULL, "author" text COLLATE "C", "context_name" text COLLATE "C")
         """,
-        "CREATE INDEX IF NOT EXISTS \"_strata_history_transaction.timestamp\" ON \(quoted(historyTransactionTable)) (\"timestamp\")",
+        "CREATE INDEX IF NOT EXISTS \"_strata_history_transaction.timestamp\" ON \(quoted(StoreLayout.historyTransactionTable)) (\"timestamp\")",
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyChangeTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyChangeTable)) (
         "id" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "transaction_number" bigint NOT NULL, "entity" text COLLATE "C" NOT NULL,
         "object_key" bigint NOT NULL, "kind" smallint NOT NULL, "updated_properties" text COLLATE "C")
         """,
-        "CREATE INDEX IF NOT EXISTS \"_strata_history_change.transaction\" ON \(quoted(historyChangeTable)) (\"transaction_number\")",
+        "CREATE INDEX IF NOT EXISTS \"_strata_history_change.transaction\" ON \(quoted(StoreLayout.historyChangeTable)) (\"transaction_number\")",
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyTombstoneTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyTombstoneTable)) (
         "change_id" bigint NOT NULL, "attribute" text COLLATE "C" NOT NULL, "value" bytea, PRIMARY KEY ("change_id", "attribute"))
         """,
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyReaderTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyReaderTable)) (
         "author" text COLLATE "C" PRIMARY KEY, "transaction_number" bigint NOT NULL, "timestamp" double precision NOT NULL)
         """,
         "CREATE TABLE IF NOT EXISTS \(quoted(historyCounterTable)) (\"last\" bigint NOT NULL)",
@@ -88,7 +84,7 @@ extension PostgresStore {
             bindings.append(names.sorted())
             conditions.append("\"context_name\" = ANY($\(bindings.count))")
         }
-        var sql = "SELECT \"number\", \"timestamp\", \"author\", \"context_name\" FROM \(quoted(Self.historyTransactionTable))"
+        var sql = "SELECT \"number\", \"timestamp\", \"author\", \"context_name\" FROM \(quoted(StoreLayout.historyTransactionTable))"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY \"number\""
         if let limit = request.fetchLimit { sql += " LIMIT \(limit)" }
@@ -130,7 +126,7 @@ extension PostgresStore {
         bindings.append(integer: token.transactionNumber)
         let row = try session.query(
             """
-            SELECT (SELECT MIN("number") FROM \(quoted(Self.historyTransactionTable)) WHERE "number" > $1),
+            SELECT (SELECT MIN("number") FROM \(quoted(StoreLayout.historyTransactionTable)) WHERE "number" > $1),
             (SELECT MAX("last") FROM \(quoted(Self.historyCounterTable)))
             """, bindings
         ).rows.first?.makeRandomAccess()
@@ -151,7 +147,7 @@ extension PostgresStore {
         let rows = try session.query(
             """
             SELECT "id", "transaction_number", "entity", "object_key", "kind"::bigint, "updated_properties"
-            FROM \(quoted(Self.historyChangeTable)) WHERE "transaction_number" BETWEEN $1 AND $2 ORDER BY "id"
+            FROM \(quoted(StoreLayout.historyChangeTable)) WHERE "transaction_number" BETWEEN $1 AND $2 ORDER BY "id"
             """, bindings
         ).rows
         for row in rows {
@@ -176,7 +172,7 @@ extension PostgresStore {
         var tombstoneBindings = PostgresBindings()
         tombstoneBindings.append(Array(deletions.keys))
         let tombstones = try session.query(
-            "SELECT \"change_id\", \"attribute\", \"value\" FROM \(quoted(Self.historyTombstoneTable)) WHERE \"change_id\" = ANY($1)",
+            "SELECT \"change_id\", \"attribute\", \"value\" FROM \(quoted(StoreLayout.historyTombstoneTable)) WHERE \"change_id\" = ANY($1)",
             tombstoneBindings
         ).rows
         for row in tombstones {
@@ -203,7 +199,7 @@ extension PostgresStore {
 
     public func currentHistoryToken() throws -> HistoryToken? {
         try checkHistoryTracking()
-        let rows = try read(sql: "SELECT MAX(\"number\") FROM \(quoted(Self.historyTransactionTable))", PostgresBindings()).rows
+        let rows = try read(sql: "SELECT MAX(\"number\") FROM \(quoted(StoreLayout.historyTransactionTable))", PostgresBindings()).rows
         return rows.first.flatMap { $0.makeRandomAccess().first.flatMap(PostgresValueCoding.integer) }
             .map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) }
     }
@@ -226,16 +222,16 @@ extension PostgresStore {
             conditions.append("\"timestamp\" < $\(bindings.count)")
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let selected = "SELECT \"number\" FROM \(quoted(Self.historyTransactionTable))\(filter)"
+        let selected = "SELECT \"number\" FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)"
         return try pool.withConnection { session in
             try session.transaction {
                 try session.query(
                     """
-                    DELETE FROM \(quoted(Self.historyTombstoneTable)) WHERE "change_id" IN (
-                    SELECT "id" FROM \(quoted(Self.historyChangeTable)) WHERE "transaction_number" IN (\(selected)))
+                    DELETE FROM \(quoted(StoreLayout.historyTombstoneTable)) WHERE "change_id" IN (
+                    SELECT "id" FROM \(quoted(StoreLayout.historyChangeTable)) WHERE "transaction_number" IN (\(selected)))
                     """, bindings)
-                try session.query("DELETE FROM \(quoted(Self.historyChangeTable)) WHERE \"transaction_number\" IN (\(selected))", bindings)
-                return Int(try session.query("DELETE FROM \(quoted(Self.historyTransactionTable))\(filter)", bindings).metadata.rows ?? 0)
+                try session.query("DELETE FROM \(quoted(StoreLayout.historyChangeTable)) WHERE \"transaction_number\" IN (\(selected))", bindings)
+                return Int(try session.query("DELETE FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)", bindings).metadata.rows ?? 0)
             }
         }
     }
@@ -245,7 +241,7 @@ extension PostgresStore {
     public func lastMergedHistoryTokens() throws -> [String: HistoryToken] {
         try checkHistoryTracking()
         var tokens: [String: HistoryToken] = [:]
-        for row in try read(sql: "SELECT \"author\", \"transaction_number\" FROM \(quoted(Self.historyReaderTable))", PostgresBindings()).rows {
+        for row in try read(sql: "SELECT \"author\", \"transaction_number\" FROM \(quoted(StoreLayout.historyReaderTable))", PostgresBindings()).rows {
             let cells = row.makeRandomAccess()
             guard let author = PostgresValueCoding.string(cells[0]), let number = PostgresValueCoding.integer(cells[1]) else { continue }
             tokens[author] = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
@@ -265,11 +261,11 @@ extension PostgresStore {
             bindings.append(integer: token.transactionNumber)
             bindings.append(value: .double(Date().timeIntervalSinceReferenceDate))
             sql = """
-                INSERT INTO \(quoted(Self.historyReaderTable)) ("author", "transaction_number", "timestamp") VALUES ($1, $2, $3)
+                INSERT INTO \(quoted(StoreLayout.historyReaderTable)) ("author", "transaction_number", "timestamp") VALUES ($1, $2, $3)
                 ON CONFLICT ("author") DO UPDATE SET "transaction_number" = excluded."transaction_number", "timestamp" = excluded."timestamp"
                 """
         } else {
-            sql = "DELETE FROM \(quoted(Self.historyReaderTable)) WHERE \"author\" = $1"
+            sql = "DELETE FROM \(quoted(StoreLayout.historyReaderTable)) WHERE \"author\" = $1"
         }
         _ = try pool.withConnection { session in try session.query(sql, bindings) }
     }
@@ -324,7 +320,7 @@ struct PostgresHistoryRecorder {
         transaction.append(value: author.map { .string($0) } ?? .null)
         transaction.append(value: contextName.map { .string($0) } ?? .null)
         var statements: [(sql: String, binds: PostgresBindings)] = [
-            ("INSERT INTO \(quoted(PostgresStore.historyTransactionTable)) (\"number\", \"timestamp\", \"author\", \"context_name\") VALUES ($1, $2, $3, $4)",
+            ("INSERT INTO \(quoted(StoreLayout.historyTransactionTable)) (\"number\", \"timestamp\", \"author\", \"context_name\") VALUES ($1, $2, $3, $4)",
              transaction)
         ]
         var entities: [AttributeValue] = []
@@ -346,7 +342,7 @@ struct PostgresHistoryRecorder {
             changes.append(PostgresColumnArray(.text, values: properties))
             statements.append(
                 ("""
-                INSERT INTO \(quoted(PostgresStore.historyChangeTable)) ("transaction_number", "entity", "object_key", "kind", "updated_properties")
+                INSERT INTO \(quoted(StoreLayout.historyChangeTable)) ("transaction_number", "entity", "object_key", "kind", "updated_properties")
                 SELECT $1, e, k, n, p FROM unnest($2, $3, $4, $5) WITH ORDINALITY AS u(e, k, n, p, o) ORDER BY o
                 """, changes))
         }
@@ -373,9 +369,9 @@ struct PostgresHistoryRecorder {
             kept.append(PostgresColumnArray(.bytea, values: values))
             statements.append(
                 ("""
-                INSERT INTO \(quoted(PostgresStore.historyTombstoneTable)) ("change_id", "attribute", "value")
+                INSERT INTO \(quoted(StoreLayout.historyTombstoneTable)) ("change_id", "attribute", "value")
                 SELECT c."id", u.a, u.v FROM unnest($2, $3, $4, $5) AS u(e, k, a, v)
-                JOIN \(quoted(PostgresStore.historyChangeTable)) c ON c."transaction_number" = $1 AND c."kind" = 2 AND c."entity" = u.e AND c."object_key" = u.k
+                JOIN \(quoted(StoreLayout.historyChangeTable)) c ON c."transaction_number" = $1 AND c."kind" = 2 AND c."entity" = u.e AND c."object_key" = u.k
                 """, kept))
         }
         _ = try session.pipeline(statements)

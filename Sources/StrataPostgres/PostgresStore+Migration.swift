@@ -184,7 +184,7 @@ extension PostgresStoreProvider {
 extension PostgresStore {
     /// The history tables, in the order they are copied.
     static var historyTables: [String] {
-        [historyTransactionTable, historyChangeTable, historyTombstoneTable, historyReaderTable, historyCounterTable]
+        [StoreLayout.historyTransactionTable, StoreLayout.historyChangeTable, StoreLayout.historyTombstoneTable, StoreLayout.historyReaderTable, historyCounterTable]
     }
 
     /// The start of the names of a schema's migration copies: short and fixed-length, so that

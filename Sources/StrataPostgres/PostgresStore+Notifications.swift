@@ -90,20 +90,7 @@ extension PostgresStore {
                     HistoryFetchRequest(after: HistoryToken(storeIdentifier: identifier, transactionNumber: number - 1))
                 ).first(where: { $0.transactionNumber == number })
             {
-                var inserted: [ObjectID] = []
-                var updated: [ObjectID] = []
-                var deleted: [ObjectID] = []
-                for change in transaction.changes ?? [] {
-                    switch change.changeType {
-                    case .insert: inserted.append(change.changedObjectID)
-                    case .update: updated.append(change.changedObjectID)
-                    case .delete: deleted.append(change.changedObjectID)
-                    }
-                }
-                commit = StoreCommit(
-                    storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: updated, deletedObjectIDs: deleted,
-                    author: transaction.author, contextName: transaction.contextName, timestamp: transaction.timestamp,
-                    isRemote: true, historyToken: transaction.token)
+                commit = StoreCommit(remote: transaction, storeIdentifier: identifier)
             } else {
                 commit = unknownRemoteCommit()
             }

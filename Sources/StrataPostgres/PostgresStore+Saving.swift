@@ -129,7 +129,7 @@ extension PostgresStore {
 }
 
 /// Applies one change set inside a write transaction.
-struct PostgresChangeWriter {
+struct PostgresChangeWriter: SQLChangeWriter {
     let store: PostgresStore
     let session: PostgresSession
     var result = StoreSaveResult()
@@ -162,16 +162,6 @@ struct PostgresChangeWriter {
         try history.write(
             HistoryChangeEntries(changes, permanentIDs: result.permanentIDs, schema: store.schema).entries,
             author: changes.author, contextName: changes.contextName, timestamp: timestamp, session: session)
-    }
-
-    mutating func apply(_ changes: StoreChangeSet) throws {
-        // Deletions first and new rows last, so that a save may remove or change a unique value
-        // and give it to a new object.
-        try deleteRows(changes.deletes)
-        let deferredToOne = try updateRows(changes.updates)
-        try insertRows(changes.inserts)
-        try writeReferences(deferredToOne)
-        try writeToManyRelationships(changes.toManyUpdates)
     }
 
     /// Deleted objects, checking their versions, and the join rows that mention them: all the

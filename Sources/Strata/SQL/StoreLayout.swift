@@ -21,6 +21,13 @@ package struct StoreLayout: Sendable {
     package static let joinPositionColumn = "_position"
     package static let joinInversePositionColumn = "_inverse_position"
     package static let metadataTable = "_strata_metadata"
+    /// Persistent history's tables, the same in every SQL store (their column types, key
+    /// generation and index names are each store's own): one row per transaction, per changed
+    /// object, per value kept of a deleted object, and per reader author.
+    package static let historyTransactionTable = "_strata_history_transaction"
+    package static let historyChangeTable = "_strata_history_change"
+    package static let historyTombstoneTable = "_strata_history_tombstone"
+    package static let historyReaderTable = "_strata_history_reader"
     /// The storage format new stores are written in, recorded in their metadata.
     ///
     /// Format 2 names indexes with dots (`Tag.unique.0`, `Tag.byName`), which no entity,

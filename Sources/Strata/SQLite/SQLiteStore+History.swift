@@ -15,30 +15,26 @@ import GRDB
 /// open of the file records, whatever its description says, so that no reader misses a
 /// transaction.
 extension SQLiteStore {
-    static let historyTransactionTable = "_strata_history_transaction"
-    static let historyChangeTable = "_strata_history_change"
-    static let historyTombstoneTable = "_strata_history_tombstone"
-    static let historyReaderTable = "_strata_history_reader"
     static let historyMetadataKey = "historyTracking"
 
     static let historyCreationStatements = [
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyTransactionTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyTransactionTable)) (
         "number" INTEGER PRIMARY KEY AUTOINCREMENT, "timestamp" REAL NOT NULL, "author" TEXT, "context_name" TEXT)
         """,
-        "CREATE INDEX IF NOT EXISTS \"_strata_history_transaction_by_timestamp\" ON \(quoted(historyTransactionTable)) (\"timestamp\")",
+        "CREATE INDEX IF NOT EXISTS \"_strata_history_transaction_by_timestamp\" ON \(quoted(StoreLayout.historyTransactionTable)) (\"timestamp\")",
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyChangeTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyChangeTable)) (
         "id" INTEGER PRIMARY KEY AUTOINCREMENT, "transaction_number" INTEGER NOT NULL, "entity" TEXT NOT NULL,
         "object_key" INTEGER NOT NULL, "kind" INTEGER NOT NULL, "updated_properties" TEXT)
         """,
-        "CREATE INDEX IF NOT EXISTS \"_strata_history_change_by_transaction\" ON \(quoted(historyChangeTable)) (\"transaction_number\")",
+        "CREATE INDEX IF NOT EXISTS \"_strata_history_change_by_transaction\" ON \(quoted(StoreLayout.historyChangeTable)) (\"transaction_number\")",
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyTombstoneTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyTombstoneTable)) (
         "change_id" INTEGER NOT NULL, "attribute" TEXT NOT NULL, "value", PRIMARY KEY ("change_id", "attribute")) WITHOUT ROWID
         """,
         """
-        CREATE TABLE IF NOT EXISTS \(quoted(historyReaderTable)) (
+        CREATE TABLE IF NOT EXISTS \(quoted(StoreLayout.historyReaderTable)) (
         "author" TEXT PRIMARY KEY NOT NULL, "transaction_number" INTEGER NOT NULL, "timestamp" REAL NOT NULL)
         """,
     ]
@@ -120,7 +116,7 @@ extension SQLiteStore {
             conditions.append("\"context_name\" IN (\(names.map { _ in "?" }.joined(separator: ", ")))")
             arguments += names.sorted() as [any DatabaseValueConvertible]
         }
-        var sql = "SELECT \"number\", \"timestamp\", \"author\", \"context_name\" FROM \(quoted(Self.historyTransactionTable))"
+        var sql = "SELECT \"number\", \"timestamp\", \"author\", \"context_name\" FROM \(quoted(StoreLayout.historyTransactionTable))"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY \"number\""
         if let limit = request.fetchLimit {
@@ -159,11 +155,11 @@ extension SQLiteStore {
     /// whole exactly when the first transaction after it is the next number, or when no number
     /// after it was ever given out.
     private func checkNotExpired(_ token: HistoryToken, in db: Database) throws {
-        let table = quoted(Self.historyTransactionTable)
+        let table = quoted(StoreLayout.historyTransactionTable)
         let next = try Int64.fetchOne(db, sql: "SELECT MIN(\"number\") FROM \(table) WHERE \"number\" > ?", arguments: [token.transactionNumber])
         let lastGiven =
             next == nil
-            ? try Int64.fetchOne(db, sql: "SELECT \"seq\" FROM sqlite_sequence WHERE \"name\" = ?", arguments: [Self.historyTransactionTable])
+            ? try Int64.fetchOne(db, sql: "SELECT \"seq\" FROM sqlite_sequence WHERE \"name\" = ?", arguments: [StoreLayout.historyTransactionTable])
             : nil
         if let next, next == token.transactionNumber + 1 { return }
         if next == nil, (lastGiven ?? 0) <= token.transactionNumber { return }
@@ -178,7 +174,7 @@ extension SQLiteStore {
             db,
             sql: """
                 SELECT "id", "transaction_number", "entity", "object_key", "kind", "updated_properties"
-                FROM \(quoted(Self.historyChangeTable)) WHERE "transaction_number" BETWEEN ? AND ? ORDER BY "id"
+                FROM \(quoted(StoreLayout.historyChangeTable)) WHERE "transaction_number" BETWEEN ? AND ? ORDER BY "id"
                 """,
             arguments: [first, last])
         while let row = try rows.next() {
@@ -203,7 +199,7 @@ extension SQLiteStore {
         let tombstones = try Row.fetchCursor(
             db,
             sql: """
-                SELECT "change_id", "attribute", "value" FROM \(quoted(Self.historyTombstoneTable))
+                SELECT "change_id", "attribute", "value" FROM \(quoted(StoreLayout.historyTombstoneTable))
                 WHERE "change_id" BETWEEN ? AND ?
                 """,
             arguments: [deletions.keys.min() ?? 0, deletions.keys.max() ?? 0])
@@ -238,7 +234,7 @@ extension SQLiteStore {
 
     public func currentHistoryToken() throws -> HistoryToken? {
         try checkHistoryTracking()
-        let sql = "SELECT MAX(\"number\") FROM \(quoted(Self.historyTransactionTable))"
+        let sql = "SELECT MAX(\"number\") FROM \(quoted(StoreLayout.historyTransactionTable))"
         do {
             return try gatedRead { db in try Int64.fetchOne(db, sql: sql) }
                 .map { HistoryToken(storeIdentifier: identifier, transactionNumber: $0) }
@@ -265,19 +261,19 @@ extension SQLiteStore {
             arguments.append(date.timeIntervalSinceReferenceDate)
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let selected = "SELECT \"number\" FROM \(quoted(Self.historyTransactionTable))\(filter)"
+        let selected = "SELECT \"number\" FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)"
         do {
             return try writer.write { db in
                 try db.execute(
                     sql: """
-                        DELETE FROM \(quoted(Self.historyTombstoneTable)) WHERE "change_id" IN (
-                        SELECT "id" FROM \(quoted(Self.historyChangeTable)) WHERE "transaction_number" IN (\(selected)))
+                        DELETE FROM \(quoted(StoreLayout.historyTombstoneTable)) WHERE "change_id" IN (
+                        SELECT "id" FROM \(quoted(StoreLayout.historyChangeTable)) WHERE "transaction_number" IN (\(selected)))
                         """, arguments: StatementArguments(arguments))
                 try db.execute(
-                    sql: "DELETE FROM \(quoted(Self.historyChangeTable)) WHERE \"transaction_number\" IN (\(selected))",
+                    sql: "DELETE FROM \(quoted(StoreLayout.historyChangeTable)) WHERE \"transaction_number\" IN (\(selected))",
                     arguments: StatementArguments(arguments))
                 try db.execute(
-                    sql: "DELETE FROM \(quoted(Self.historyTransactionTable))\(filter)",
+                    sql: "DELETE FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)",
                     arguments: StatementArguments(arguments))
                 return db.changesCount
             }
@@ -290,7 +286,7 @@ extension SQLiteStore {
 
     public func lastMergedHistoryTokens() throws -> [String: HistoryToken] {
         try checkHistoryTracking()
-        let sql = "SELECT \"author\", \"transaction_number\" FROM \(quoted(Self.historyReaderTable))"
+        let sql = "SELECT \"author\", \"transaction_number\" FROM \(quoted(StoreLayout.historyReaderTable))"
         do {
             return try gatedRead { db in
                 var tokens: [String: HistoryToken] = [:]
@@ -314,14 +310,14 @@ extension SQLiteStore {
                 if let token {
                     try db.execute(
                         sql: """
-                            INSERT INTO \(quoted(Self.historyReaderTable)) ("author", "transaction_number", "timestamp")
+                            INSERT INTO \(quoted(StoreLayout.historyReaderTable)) ("author", "transaction_number", "timestamp")
                             VALUES (?, ?, ?) ON CONFLICT ("author") DO UPDATE
                             SET "transaction_number" = excluded."transaction_number", "timestamp" = excluded."timestamp"
                             """,
                         arguments: [author, token.transactionNumber, Date().timeIntervalSinceReferenceDate])
                 } else {
                     try db.execute(
-                        sql: "DELETE FROM \(quoted(Self.historyReaderTable)) WHERE \"author\" = ?", arguments: [author])
+                        sql: "DELETE FROM \(quoted(StoreLayout.historyReaderTable)) WHERE \"author\" = ?", arguments: [author])
                 }
             }
         } catch {
@@ -367,20 +363,7 @@ extension SQLiteStore {
         }
         return commits + transactions.filter { !own.contains($0.transactionNumber) }.map { transaction in
             instrumentation.metrics.recordNotificationLatency(since: transaction.timestamp)
-            var inserted: [ObjectID] = []
-            var updated: [ObjectID] = []
-            var deleted: [ObjectID] = []
-            for change in transaction.changes ?? [] {
-                switch change.changeType {
-                case .insert: inserted.append(change.changedObjectID)
-                case .update: updated.append(change.changedObjectID)
-                case .delete: deleted.append(change.changedObjectID)
-                }
-            }
-            return StoreCommit(
-                storeIdentifier: identifier, insertedObjectIDs: inserted, updatedObjectIDs: updated,
-                deletedObjectIDs: deleted, author: transaction.author, contextName: transaction.contextName,
-                timestamp: transaction.timestamp, isRemote: true, historyToken: transaction.token)
+            return StoreCommit(remote: transaction, storeIdentifier: identifier)
         }
     }
 }
@@ -454,7 +437,7 @@ struct HistoryRecorder {
     static func writeTransaction(author: String?, contextName: String?, timestamp: Date, db: Database) throws -> Int64 {
         try db.execute(
             sql: """
-                INSERT INTO \(quoted(SQLiteStore.historyTransactionTable)) ("timestamp", "author", "context_name")
+                INSERT INTO \(quoted(StoreLayout.historyTransactionTable)) ("timestamp", "author", "context_name")
                 VALUES (?, ?, ?)
                 """,
             arguments: [timestamp.timeIntervalSinceReferenceDate, author, contextName])
@@ -470,11 +453,11 @@ struct HistoryRecorder {
         let ids = try Row.fetchCursor(
             db,
             sql: """
-                SELECT "id", "entity", "object_key" FROM \(quoted(SQLiteStore.historyChangeTable))
+                SELECT "id", "entity", "object_key" FROM \(quoted(StoreLayout.historyChangeTable))
                 WHERE "transaction_number" = ? AND "kind" = 2
                 """, arguments: [transaction])
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO \(quoted(SQLiteStore.historyTombstoneTable)) (\"change_id\", \"attribute\", \"value\") VALUES (?, ?, ?)")
+            sql: "INSERT INTO \(quoted(StoreLayout.historyTombstoneTable)) (\"change_id\", \"attribute\", \"value\") VALUES (?, ?, ?)")
         var found: [(Int64, [(name: String, value: DatabaseValue)])] = []
         while let row = try ids.next() {
             if let values = tombstones[RowReference(entity: row[1], key: row[2])] { found.append((row[0], values)) }
@@ -530,7 +513,7 @@ struct HistoryRecorder {
         size: Int, db: Database, bind: (StatementBinder, Int32) throws -> Void
     ) throws {
         let sql =
-            "INSERT INTO \(quoted(SQLiteStore.historyChangeTable)) (\"transaction_number\", \"entity\", \"object_key\", \"kind\", \"updated_properties\") VALUES "
+            "INSERT INTO \(quoted(StoreLayout.historyChangeTable)) (\"transaction_number\", \"entity\", \"object_key\", \"kind\", \"updated_properties\") VALUES "
             + Array(repeating: "(?, ?, ?, ?, ?)", count: size).joined(separator: ", ")
         let statement = StatementBinder(try db.cachedStatement(sql: sql), sql: sql, in: db)
         defer { statement.clearBindings() }

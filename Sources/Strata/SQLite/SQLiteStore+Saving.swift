@@ -128,7 +128,7 @@ extension SQLiteStore {
 }
 
 /// Applies one change set inside a write transaction.
-struct ChangeWriter {
+struct ChangeWriter: SQLChangeWriter {
     let store: SQLiteStore
     let db: Database
     var result = StoreSaveResult()
@@ -313,16 +313,6 @@ struct ChangeWriter {
         lastSQL = sql
         let statement = try db.cachedStatement(sql: sql)
         try statement.execute(arguments: arguments)
-    }
-
-    mutating func apply(_ changes: StoreChangeSet) throws {
-        // Deletions first and new rows last, so that a save may remove or change a unique value
-        // and give it to a new object.
-        try deleteRows(changes.deletes)
-        let deferredToOne = try updateRows(changes.updates)
-        try insertRows(changes.inserts)
-        try writeReferences(deferredToOne)
-        try writeToManyRelationships(changes.toManyUpdates)
     }
 
     /// Deleted objects, checking their versions, and the join rows that mention them.

@@ -62,6 +62,27 @@ public struct StoreCommit: Sendable, Hashable {
     }
 }
 
+extension StoreCommit {
+    /// Another connection's commit, read from the store's persistent history: the transaction's
+    /// objects, author, context name, time and token.
+    package init(remote transaction: HistoryTransaction, storeIdentifier: String) {
+        var inserted: [ObjectID] = []
+        var updated: [ObjectID] = []
+        var deleted: [ObjectID] = []
+        for change in transaction.changes ?? [] {
+            switch change.changeType {
+            case .insert: inserted.append(change.changedObjectID)
+            case .update: updated.append(change.changedObjectID)
+            case .delete: deleted.append(change.changedObjectID)
+            }
+        }
+        self.init(
+            storeIdentifier: storeIdentifier, insertedObjectIDs: inserted, updatedObjectIDs: updated,
+            deletedObjectIDs: deleted, author: transaction.author, contextName: transaction.contextName,
+            timestamp: transaction.timestamp, isRemote: true, historyToken: transaction.token)
+    }
+}
+
 /// The objects a commit inserted: IDs, or the primary keys of one entity's new rows.
 enum InsertedObjects: Sendable {
     case objectIDs([ObjectID])

@@ -37,7 +37,7 @@ final class PostgresConnectionPool: Sendable {
     private let eventLoopGroup: any EventLoopGroup
     /// Statements every new connection runs first (`SET search_path`, …).
     private let sessionSetup: [String]
-    private let state = PoolState()
+    private let state = LockedBox(PoolState())
     private let connectionCount = LockedBox(0)
 
     init(
@@ -115,41 +115,48 @@ final class PostgresConnectionPool: Sendable {
             Double(configuration.pool.acquireTimeout.components.seconds)
                 + Double(configuration.pool.acquireTimeout.components.attoseconds) / 1e18)
         var waited = false
-        state.condition.lock()
+        // An idle connection found closed, to uncount in the same locked stretch as the next look.
+        var forgetsClosedConnection = false
         while true {
-            if state.isClosed {
-                state.condition.unlock()
+            let found = state.withLock(waitingAsNeeded: { state, wake -> LockStep<PoolLookup> in
+                if forgetsClosedConnection {
+                    forgetsClosedConnection = false
+                    state.open -= 1
+                }
+                if wake == .timedOut { return .done(.exhausted) }
+                if state.isClosed { return .done(.closed) }
+                if let connection = state.idle.popLast() { return .done(.idle(connection)) }
+                if state.open < configuration.pool.maximumConnections {
+                    state.open += 1
+                    return .done(.connect)
+                }
+                waited = true
+                return .wait(until: deadline)
+            })
+            switch found {
+            case .closed:
                 throw StrataError(.storeClosed, "The store was closed; open a new container to keep working.")
-            }
-            if let connection = state.idle.popLast() {
-                state.condition.unlock()
+            case .idle(let connection):
                 if waited { instrumentation.metrics.recordPoolWait(ContinuousClock.now - start) }
                 if connection.isClosed {
                     // The server went away while it was idle: forget it and find another.
-                    state.condition.lock()
-                    state.open -= 1
+                    forgetsClosedConnection = true
                     continue
                 }
                 return connection
-            }
-            if state.open < configuration.pool.maximumConnections {
-                state.open += 1
-                state.condition.unlock()
+            case .connect:
                 do {
                     let connection = try connect()
                     if waited { instrumentation.metrics.recordPoolWait(ContinuousClock.now - start) }
                     return connection
                 } catch {
-                    state.condition.lock()
-                    state.open -= 1
-                    state.condition.signal()
-                    state.condition.unlock()
+                    state.withLock { state in
+                        state.open -= 1
+                        self.state.signal()
+                    }
                     throw error
                 }
-            }
-            waited = true
-            if !state.condition.wait(until: deadline) {
-                state.condition.unlock()
+            case .exhausted:
                 instrumentation.metrics.recordPoolWait(ContinuousClock.now - start)
                 instrumentation.metrics.poolExhausted.increment()
                 instrumentation.logger.warning(
@@ -162,15 +169,15 @@ final class PostgresConnectionPool: Sendable {
     }
 
     private func release(_ connection: PostgresConnection, broken: Bool) {
-        state.condition.lock()
-        defer { state.condition.unlock() }
-        if broken || state.isClosed {
-            state.open -= 1
-            Self.close(connection)
-        } else {
-            state.idle.append(connection)
+        state.withLock { state in
+            if broken || state.isClosed {
+                state.open -= 1
+                Self.close(connection)
+            } else {
+                state.idle.append(connection)
+            }
+            self.state.signal()
         }
-        state.condition.signal()
     }
 
     /// Opens one connection and prepares its session.
@@ -210,13 +217,14 @@ final class PostgresConnectionPool: Sendable {
     /// Closes every idle connection and refuses new requests; connections in use close when
     /// they come back.
     func close() {
-        state.condition.lock()
-        state.isClosed = true
-        let idle = state.idle
-        state.idle.removeAll()
-        state.open -= idle.count
-        state.condition.broadcast()
-        state.condition.unlock()
+        let idle = state.withLock { state in
+            state.isClosed = true
+            let idle = state.idle
+            state.idle.removeAll()
+            state.open -= idle.count
+            self.state.broadcast()
+            return idle
+        }
         for connection in idle {
             let closing: EventLoopFuture<Void> = connection.close()
             // Waited for, unless this is an event loop (a store released there), which must not block.
@@ -230,14 +238,23 @@ final class PostgresConnectionPool: Sendable {
 }
 
 /// The pool's mutable state.
-///
-/// `@unchecked Sendable`: every property is read and written only while `condition` is locked.
-private final class PoolState: @unchecked Sendable {
-    let condition = NSCondition()
+private struct PoolState {
     var idle: [PostgresConnection] = []
     /// Connections open or being opened, idle or lent.
     var open = 0
     var isClosed = false
+}
+
+/// What a look at the pool's state found for a connection request.
+private enum PoolLookup {
+    /// The pool is closed.
+    case closed
+    /// An idle connection, now taken from the pool.
+    case idle(PostgresConnection)
+    /// Room for one more connection, now counted as open: the caller opens it.
+    case connect
+    /// No connection came free before the deadline.
+    case exhausted
 }
 
 /// One connection lent to a store call: synchronous queries that wait for the event loop.

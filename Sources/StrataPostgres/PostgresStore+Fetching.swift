@@ -145,10 +145,7 @@ extension PostgresStore {
 ///
 /// Rows of entities the query does not ask for, and rows another program damaged (NULL keys),
 /// are skipped, not trusted.
-///
-/// `@unchecked Sendable`: the decoders and settings are immutable; `pending` and `isFinished`
-/// are read and written only while `condition` is locked.
-final class PostgresFetchDecoding: @unchecked Sendable {
+final class PostgresFetchDecoding: Sendable {
     /// The rows a run gathers before the fetching thread is woken: large enough that waking it
     /// costs nothing per row, small enough that it starts early.
     static let runLength = 1024
@@ -157,9 +154,12 @@ final class PostgresFetchDecoding: @unchecked Sendable {
     private let sortKeyTypes: [AttributeType]
     private let sortKeyOffset: Int
     private let storeIdentifier: String
-    private let condition = NSCondition()
-    private var pending: [(row: StoreRow, keys: [AttributeValue])] = []
-    private var isFinished = false
+    private let state = LockedBox(State())
+
+    private struct State {
+        var pending: [(row: StoreRow, keys: [AttributeValue])] = []
+        var isFinished = false
+    }
 
     init(decoders: [PostgresRowDecoder], sortKeyTypes: [AttributeType], sortKeyOffset: Int, storeIdentifier: String) {
         self.decoders = decoders
@@ -183,30 +183,29 @@ final class PostgresFetchDecoding: @unchecked Sendable {
                 PostgresValueCoding.attributeValue(cells[sortKeyOffset + offset], type: type)
             }
         }
-        condition.lock()
-        pending.append((decoded, sortValues))
-        if pending.count >= Self.runLength { condition.signal() }
-        condition.unlock()
+        state.withLock { state in
+            state.pending.append((decoded, sortValues))
+            if state.pending.count >= Self.runLength { self.state.signal() }
+        }
     }
 
     /// Called once the statement finished, successfully or not (on the event loop).
     func finishReading() {
-        condition.lock()
-        isFinished = true
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { state in
+            state.isFinished = true
+            self.state.broadcast()
+        }
     }
 
     /// Waits for a run of rows and takes it: every row decoded so far once a run's length has
     /// gathered or the statement finished. `nil` when the statement finished and every row was
     /// taken.
     func nextRun() -> [(row: StoreRow, keys: [AttributeValue])]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while !isFinished && pending.count < Self.runLength { condition.wait() }
-        guard !pending.isEmpty else { return nil }
-        defer { pending = [] }
-        return pending
+        state.withLock(waitingUntil: { $0.isFinished || $0.pending.count >= Self.runLength }) { state, _ in
+            guard !state.pending.isEmpty else { return nil }
+            defer { state.pending = [] }
+            return state.pending
+        }
     }
 }
 

@@ -307,35 +307,36 @@ extension SQLiteStore {
 }
 
 /// Counts reads in flight so that closing waits for them and refuses new ones.
-///
-/// `@unchecked Sendable`: its two values are read and written only under `condition`'s lock.
-final class ReadGate: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var active = 0
-    private var isClosed = false
+final class ReadGate: Sendable {
+    private struct State {
+        var active = 0
+        var isClosed = false
+    }
+
+    private let state = LockedBox(State())
 
     /// Starts a read; `false` once the store is closing.
     func enter() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !isClosed else { return false }
-        active += 1
-        return true
+        state.withLock { state in
+            guard !state.isClosed else { return false }
+            state.active += 1
+            return true
+        }
     }
 
     /// Ends a read.
     func leave() {
-        condition.lock()
-        active -= 1
-        if active == 0 { condition.broadcast() }
-        condition.unlock()
+        state.withLock { state in
+            state.active -= 1
+            if state.active == 0 { self.state.broadcast() }
+        }
     }
 
     /// Refuses new reads and waits for those in flight.
     func close() {
-        condition.lock()
-        isClosed = true
-        while active > 0 { condition.wait() }
-        condition.unlock()
+        state.withLock(waitingAsNeeded: { state, _ in
+            state.isClosed = true
+            return state.active > 0 ? .wait() : .done(())
+        })
     }
 }

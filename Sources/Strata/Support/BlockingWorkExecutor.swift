@@ -10,20 +10,21 @@ import Foundation
 /// finds none free, up to ``maximumThreads``, reuses threads while jobs keep coming, and lets
 /// idle ones end. Jobs beyond the limit wait their turn; no job here waits for another job
 /// here, so the limit cannot deadlock.
-package final class BlockingWorkExecutor: TaskExecutor, @unchecked Sendable {
-    // `@unchecked Sendable`: `jobs`, `idle` and `threads` are read and written only under
-    // `condition`'s lock.
-
+package final class BlockingWorkExecutor: TaskExecutor, Sendable {
     /// The executor Strata's background work uses.
     package static let shared = BlockingWorkExecutor()
 
     /// The most threads the executor runs at once.
     package let maximumThreads: Int
 
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var idle = 0
-    private var threads = 0
+    private struct State {
+        var jobs: [UnownedJob] = []
+        /// Threads waiting for a job.
+        var idle = 0
+        var threads = 0
+    }
+
+    private let state = LockedBox(State())
 
     package init(maximumThreads: Int = 128) {
         self.maximumThreads = maximumThreads
@@ -31,12 +32,13 @@ package final class BlockingWorkExecutor: TaskExecutor, @unchecked Sendable {
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        condition.lock()
-        jobs.append(unowned)
-        let startsThread = idle < jobs.count && threads < maximumThreads
-        if startsThread { threads += 1 }
-        condition.signal()
-        condition.unlock()
+        let startsThread = state.withLock { state in
+            state.jobs.append(unowned)
+            let startsThread = state.idle < state.jobs.count && state.threads < maximumThreads
+            if startsThread { state.threads += 1 }
+            self.state.signal()
+            return startsThread
+        }
         if startsThread {
             let thread = Thread { [self] in work() }
             thread.name = "strata.blocking"
@@ -47,19 +49,20 @@ package final class BlockingWorkExecutor: TaskExecutor, @unchecked Sendable {
 
     private func work() {
         while true {
-            condition.lock()
-            while jobs.isEmpty {
-                idle += 1
-                let woke = condition.wait(until: Date().addingTimeInterval(10))
-                idle -= 1
-                if !woke && jobs.isEmpty {
-                    threads -= 1
-                    condition.unlock()
-                    return
+            // `nil` once the thread waited 10 seconds for a job in vain: it ends.
+            let next = state.withLock(waitingAsNeeded: { state, wake -> LockStep<UnownedJob?> in
+                if wake != .notWaited {
+                    state.idle -= 1
+                    if wake == .timedOut && state.jobs.isEmpty {
+                        state.threads -= 1
+                        return .done(nil)
+                    }
                 }
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
+                guard state.jobs.isEmpty else { return .done(state.jobs.removeFirst()) }
+                state.idle += 1
+                return .wait(until: Date().addingTimeInterval(10))
+            })
+            guard let job = next else { return }
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }

@@ -104,17 +104,14 @@ struct SubscriptionStateValue<Output> {
     var task: Task<Void, Never>?
 }
 
-/// `@unchecked Sendable` is safe here: the state (the subscriber's closures among it) is only
-/// reached through `withLock`, which holds the lock for the whole closure; the subscriber is
-/// called after the lock is released, by one thread at a time (`isDelivering`).
-final class SubscriptionState<Output>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = SubscriptionStateValue<Output>()
+/// The state (the subscriber's closures among it) is only reached through `withLock`, in the one
+/// lock box; the subscriber is called after the lock is released, by one thread at a time
+/// (`isDelivering`).
+final class SubscriptionState<Output>: Sendable {
+    private let value = LockedBox(SubscriptionStateValue<Output>())
 
     func withLock<Result>(_ body: (inout SubscriptionStateValue<Output>) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try value.withLock(body)
     }
 
     private enum Step {

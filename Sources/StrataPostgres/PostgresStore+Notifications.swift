@@ -129,13 +129,14 @@ extension PostgresStore {
 }
 
 /// The connection a store listens on, reconnecting when it is lost.
-///
-/// `@unchecked Sendable`: its mutable state is read and written only under `lock`.
-final class PostgresListener: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connection: PostgresConnection?
-    private var isStopped = false
-    private var attempts = 0
+final class PostgresListener: Sendable {
+    /// What changes while the store is open, in the one lock box.
+    private struct State {
+        var connection: PostgresConnection?
+        var isStopped = false
+        var attempts = 0
+    }
+    private let state = LockedBox(State())
     private let configuration: PostgresConnection.Configuration
     private let channel: String
     private let logger: Logger
@@ -178,13 +179,13 @@ final class PostgresListener: @unchecked Sendable {
         let connecting = PostgresConnection.connect(
             on: eventLoop, configuration: configuration, id: 0, logger: PostgresConnectionPool.driverLogger(logger))
             .flatMap { connection -> EventLoopFuture<Void> in
-                self.lock.lock()
-                let stopped = self.isStopped
-                if !stopped {
-                    self.connection = connection
-                    self.attempts = 0
+                let stopped = self.state.withLock { state in
+                    if !state.isStopped {
+                        state.connection = connection
+                        state.attempts = 0
+                    }
+                    return state.isStopped
                 }
-                self.lock.unlock()
                 if stopped {
                     PostgresConnectionPool.close(connection)
                     return self.eventLoop.makeSucceededVoidFuture()
@@ -235,22 +236,21 @@ final class PostgresListener: @unchecked Sendable {
     }
 
     private func connectionClosed(_ closed: PostgresConnection) {
-        lock.lock()
-        let current = connection === closed
-        if current { connection = nil }
-        let stopped = isStopped
-        lock.unlock()
+        let (current, stopped) = state.withLock { state in
+            let current = state.connection === closed
+            if current { state.connection = nil }
+            return (current, state.isStopped)
+        }
         guard current, !stopped else { return }
         logger.warning("Lost the connection that listens for other servers' commits; reconnecting")
         scheduleReconnect()
     }
 
     private func scheduleReconnect() {
-        lock.lock()
-        attempts += 1
-        let delay = min(2_000, 50 * (1 << min(attempts, 6)))
-        let stopped = isStopped
-        lock.unlock()
+        let (delay, stopped) = state.withLock { state in
+            state.attempts += 1
+            return (min(2_000, 50 * (1 << min(state.attempts, 6))), state.isStopped)
+        }
         guard !stopped else { return }
         eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) {
             _ = self.connect(isReconnection: true)
@@ -259,11 +259,11 @@ final class PostgresListener: @unchecked Sendable {
 
     /// Stops listening and closes the connection.
     func stop() {
-        lock.lock()
-        isStopped = true
-        let connection = self.connection
-        self.connection = nil
-        lock.unlock()
+        let connection = state.withLock { state in
+            state.isStopped = true
+            defer { state.connection = nil }
+            return state.connection
+        }
         if let connection {
             let closing: EventLoopFuture<Void> = connection.close()
             if MultiThreadedEventLoopGroup.currentEventLoop == nil {

@@ -424,21 +424,10 @@ extension StoreConformanceSuite {
 }
 
 /// Commits collected from an observer.
-///
-/// `@unchecked Sendable` is safe: `commits` is only touched with `lock` held.
-private final class LockedCommits: @unchecked Sendable {
-    private let lock = NSLock()
-    private var commits: [StoreCommit] = []
+private final class LockedCommits: Sendable {
+    private let commits = LockedBox<[StoreCommit]>([])
 
-    func append(_ commit: StoreCommit) {
-        lock.lock()
-        defer { lock.unlock() }
-        commits.append(commit)
-    }
+    func append(_ commit: StoreCommit) { commits.withLock { $0.append(commit) } }
 
-    var values: [StoreCommit] {
-        lock.lock()
-        defer { lock.unlock() }
-        return commits
-    }
+    var values: [StoreCommit] { commits.withLock { $0 } }
 }

@@ -51,6 +51,14 @@ public enum CoreDataImport {
     /// Binary data stored in external files is read as the import reaches it, outside that
     /// snapshot.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = try CoreDataImport.importStore(at: coreDataURL, schema: version.schema, to: strataURL) { progress in
+    ///     print(progress.phase, progress.completedUnitCount, "of", progress.totalUnitCount)
+    /// }
+    /// ```
+    ///
     /// - Parameters:
     ///   - source: The Core Data store (read only).
     ///   - schema: The schema of the model version that wrote it.
@@ -75,6 +83,8 @@ public enum CoreDataImport {
     ///
     /// The Core Data file is only read. The container holds the whole store in memory; import
     /// large stores with ``importStore(at:schema:to:progress:)`` instead.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let container = try CoreDataImport.openReadOnly(at: coreDataURL, schema: version.schema)

@@ -12,9 +12,9 @@ import Foundation
 ///     var modelVersion: Schema {
 ///         get throws {
 ///             switch self {
-///             case .v1: try Schema(entities: [StudentV1.self])
-///             case .v2: try Schema(entities: [StudentV2.self])
-///             case .v3: try XcodeModelBundle(contentsOf: bundleURL).schema(forVersion: rawValue)
+///             case .v1: try Schema([V1.Student.self])          // @Entity classes, one enum per version
+///             case .v2: try Schema([V2.Student.self])
+///             case .v3: try XcodeModelBundle.load(contentsOf: bundleURL).version(named: rawValue)!.schema
 ///             }
 ///         }
 ///     }
@@ -43,6 +43,22 @@ public protocol ModelVersion: CaseIterable, Hashable, Sendable where AllCases: S
 
     /// The stages from each version to the next, oldest first. Consecutive versions without a
     /// stage of their own migrate lightweight (the default: no stages at all).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In the enum of versions: v1 to v2 is inferred, v2 to v3 runs code.
+    /// static func migrationStages() -> [MigrationStage<Self>] {
+    ///     [
+    ///         v1.migrationStage(toVersion: .v2, label: "Add ratings"),
+    ///         v2.migrationStage(toVersion: .v3, label: "Rate unrated movies", postMigration: { context in
+    ///             for movie in try context.fetch(FetchRequest<ManagedObject>(entityName: "Movie")) {
+    ///                 try movie.setValue(3.0, forKey: "rating")
+    ///             }
+    ///         }),
+    ///     ]
+    /// }
+    /// ```
     static func migrationStages() -> [MigrationStage<Self>]
 }
 
@@ -59,10 +75,34 @@ extension ModelVersion {
     public var versionName: String { "\(self)" }
 
     /// None: every version migrates to the next lightweight.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// enum Versions: String, ModelVersion {
+    ///     case v1 = "Movies", v2 = "Movies 2"
+    ///
+    ///     var modelVersion: Schema {
+    ///         get throws { try XcodeModelBundle.named("Movies").version(named: rawValue)!.schema }
+    ///     }
+    /// }
+    /// let plan = try Versions.migrationManager().plan(from: .v1, to: .v2)   // one lightweight stage
+    /// ```
     public static func migrationStages() -> [MigrationStage<Self>] { [] }
 
     /// A stage from this version to `toVersion`: lightweight without handlers, custom with
     /// them (the kit's `migrationStage(toVersion:label:preMigration:postMigration:)`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stage = Versions.v2.migrationStage(
+    ///     toVersion: .v3, label: "Drop reviews without a movie",
+    ///     preMigration: { context in
+    ///         let orphans = FetchRequest<ManagedObject>(entityName: "Review", predicate: try FetchPredicate(format: "movie == nil"))
+    ///         for review in try context.fetch(orphans) { context.delete(review) }
+    ///     })
+    /// ```
     ///
     /// - Parameters:
     ///   - toVersion: The version the stage ends at (the next one).
@@ -79,6 +119,12 @@ extension ModelVersion {
     }
 
     /// The manager that migrates stores through ``migrationStages()``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try Versions.migrationManager().migrateStore(at: storeURL)
+    /// ```
     public static func migrationManager() -> StagedMigrationManager<Self> {
         StagedMigrationManager(migrationStages())
     }
@@ -89,6 +135,8 @@ extension ModelVersion {
     /// For a store Core Data wrote, the versions whose table layout fits it: usually one;
     /// several when they differ only in what the tables do not show (optionality, defaults,
     /// validation rules) — ``ambiguity(among:)`` says what. Nothing is written either way.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// switch try Versions.versionsForStore(at: url).first {
@@ -106,6 +154,14 @@ extension ModelVersion {
 
     /// The versions whose schema wrote the store `description` names (see
     /// ``versionsForStore(at:)``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // A PostgreSQL database (import StrataPostgres):
+    /// let description = try StoreDescription.postgres(url: "postgres://app@db.internal/movies")
+    /// let versions = try Versions.versionsForStore(description)
+    /// ```
     public static func versionsForStore(_ description: StoreDescription) throws -> [Self] {
         let recorded: Schema?
         do {
@@ -137,10 +193,13 @@ extension ModelVersion {
     /// Why a Core Data store fits several of the versions: what tells those versions apart,
     /// which its tables do not show. `nil` when `versions` are fewer than two.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let versions = try Versions.versionsForStore(at: coreDataURL)
     /// if let reason = try Versions.ambiguity(among: versions) { print(reason) }
-    /// // "v2 and v3 differ only in what Core Data's tables do not show: Student.name: optional → required"
+    /// // "v2, v3 all fit the store's tables; they differ only in what Core Data's tables do not show
+    /// // (v2 → v3: …). A migration starts from the newest of them."
     /// ```
     public static func ambiguity(among versions: [Self]) throws -> String? {
         guard versions.count > 1, let first = versions.first else { return nil }
@@ -154,6 +213,13 @@ extension ModelVersion {
     }
 
     /// The versions whose schema is the one `container` was opened with.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let container = try PersistentContainer(name: "Movies", schema: try Versions.v2.modelVersion)
+    /// let versions = try Versions.versions(compatibleWith: container)   // [.v2]
+    /// ```
     public static func versions(compatibleWith container: PersistentContainer) throws -> [Self] {
         try allCases.filter { try $0.modelVersion.versionHash == container.schema.versionHash }
     }
@@ -185,6 +251,12 @@ public struct MigrationStage<Version: ModelVersion>: Sendable {
     public var isCustom: Bool { preMigration != nil || postMigration != nil }
 
     /// Creates a stage; see ``ModelVersion/migrationStage(toVersion:label:preMigration:postMigration:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stage = MigrationStage<Versions>(source: .v1, destination: .v2, label: "Add ratings")
+    /// ```
     public init(
         source: Version, destination: Version, label: String, preMigration: MigrationHandler? = nil,
         postMigration: MigrationHandler? = nil
@@ -197,11 +269,30 @@ public struct MigrationStage<Version: ModelVersion>: Sendable {
     }
 
     /// A lightweight stage: the schema change is inferred.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// static func migrationStages() -> [MigrationStage<Self>] {
+    ///     [.lightweight(from: .v1, to: .v2, label: "Add ratings")]
+    /// }
+    /// ```
     public static func lightweight(from source: Version, to destination: Version, label: String) -> Self {
         Self(source: source, destination: destination, label: label)
     }
 
     /// A custom stage with code before and after the schema change.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stage = MigrationStage<Versions>.custom(
+    ///     from: .v2, to: .v3, label: "Rate unrated movies",
+    ///     postMigration: { context in
+    ///         let unrated = FetchRequest<ManagedObject>(entityName: "Movie", predicate: try FetchPredicate(format: "rating == 0"))
+    ///         for movie in try context.fetch(unrated) { try movie.setValue(3.0, forKey: "rating") }
+    ///     })
+    /// ```
     public static func custom(
         from source: Version, to destination: Version, label: String, preMigration: MigrationHandler? = nil,
         postMigration: MigrationHandler? = nil

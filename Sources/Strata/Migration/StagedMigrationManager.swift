@@ -12,9 +12,12 @@ import Foundation
 /// ```
 ///
 /// - A migration is atomic: it completes, or the store is left as it was. Lightweight stages
-///   run together in one SQLite transaction, in place (`ALTER TABLE`, so the cost follows the
-///   changes, not the store's size). When a stage runs code, every stage works on a copy of
-///   the store, which replaces it in one rename once all of them succeeded.
+///   run together in one transaction of the store's, in place (`ALTER TABLE`, so the cost
+///   follows the changes, not the store's size). When a stage runs code, every stage works on a
+///   copy of the store, which replaces it in one atomic step once all of them succeeded (a
+///   rename for an SQLite file, a schema swap for PostgreSQL).
+/// - Any store whose ``PersistentStoreProvider`` implements the migration requirements
+///   migrates this way: SQLite files (``SQLiteStoreProvider``) and PostgreSQL schemas.
 /// - Consecutive versions without a stage migrate lightweight.
 /// - A store that Core Data wrote migrates too: it is converted at the version that wrote it
 ///   (found from its tables) and migrated on a new file, which takes its place in one rename —
@@ -26,11 +29,24 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     public let stages: [MigrationStage<Version>]
 
     /// A manager for `stages`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let manager = StagedMigrationManager<Versions>([.lightweight(from: .v1, to: .v2, label: "Add ratings")])
+    /// ```
     public init(_ stages: [MigrationStage<Version>]) {
         self.stages = stages
     }
 
     /// What migrating the store at `url` to `target` would do, without doing it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try Versions.migrationManager().plan(forStoreAt: storeURL)
+    /// print(plan)   // "v1 → v3, 2 stages:" and each stage's changes
+    /// ```
     ///
     /// - Throws: ``StrataError/Code/migrationFailed`` when the store matches no version or is
     ///   newer than `target`; the errors of reading the store.
@@ -39,6 +55,12 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     }
 
     /// What migrating the store `description` names to `target` would do, without doing it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try Versions.migrationManager().plan(forStore: .sqlite(storeURL), to: .v2)
+    /// ```
     public func plan(forStore description: StoreDescription, to target: Version = .currentVersion) throws
         -> MigrationPlan<Version>
     {
@@ -91,6 +113,14 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     }
 
     /// Migrates the store at `url` to `target` through the stages, atomically.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try Versions.migrationManager().migrateStore(at: storeURL) { progress in
+    ///     print("\(progress.stage)/\(progress.stageCount) \(progress.label): \(progress.phase)")
+    /// }
+    /// ```
     ///
     /// - Parameters:
     ///   - url: The store file. No other container may have it open.

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let totals = repository.sumSubscription(
-///     \Movie.boxOffice, where: FetchPredicate(format: "ANY reviews.stars >= 4"),
+///     \Movie.boxOffice, where: try FetchPredicate(format: "ANY reviews.stars >= 4"),
 ///     changeTrackingRequest: FetchRequest<Review>())
 /// ```
 public protocol ChangeTrackingRequest: Sendable {

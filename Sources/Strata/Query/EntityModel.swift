@@ -25,6 +25,13 @@ public protocol EntityModel: AnyObject, PredicateArgument {
 
     /// The attribute or relationship name a key path of the class refers to, or `nil` when the
     /// key path is not a stored property.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Movie.propertyName(for: \Movie.releaseDate)   // "releaseDate"
+    /// Movie.propertyName(for: \Movie.director)      // "director"
+    /// ```
     static func propertyName(for keyPath: AnyKeyPath) -> String?
 
     /// Every key path of the class's persistent properties with its property name, inherited

@@ -7,6 +7,8 @@ extension FetchPredicate {
     /// tree once, here, and keeps the resulting ``QueryPredicate``. Stores then compile it to SQL
     /// and contexts evaluate it in memory, like any other predicate.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let minimumStars: Int32 = 4
     /// let predicate = try FetchPredicate(#Predicate<Movie> { movie in

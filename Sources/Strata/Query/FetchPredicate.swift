@@ -18,6 +18,13 @@ public struct FetchPredicate<Model: EntityModel>: Sendable, Hashable {
     public var tree: QueryPredicate
 
     /// Wraps an expression tree.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let tree: QueryPredicate = .comparison(.keyPath("year"), .greaterThanOrEqualTo, .value(1990))
+    /// let predicate = FetchPredicate<Movie>(tree)
+    /// ```
     public init(_ tree: QueryPredicate) {
         self.tree = tree
     }

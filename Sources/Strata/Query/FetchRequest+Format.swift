@@ -3,6 +3,8 @@ import Foundation
 extension FetchRequest {
     /// Creates a request whose predicate is an `NSPredicate`-style format string.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let request = try FetchRequest<Movie>(format: "title BEGINSWITH[c] %@ AND reviews.@count > 3", "the")
     /// ```
@@ -16,6 +18,8 @@ extension FetchRequest {
 
     /// Creates a request whose predicate is a format string with arguments gathered at run time
     /// (`NSPredicate(format:argumentArray:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let arguments: [Any] = ["name", ["Sam", 30]]
@@ -31,11 +35,23 @@ extension FetchRequest {
     }
 
     /// The request with a format-string predicate, replacing any other.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = try FetchRequest<Movie>().where(format: "title BEGINSWITH[c] %@", "the")
+    /// ```
     public func `where`(format: String, _ arguments: any PredicateArgument...) throws -> Self {
         self.where(FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
     }
 
     /// The request with a format-string predicate added (with `AND`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = try FetchRequest<Movie>(predicate: \.year >= 1990).andWhere(format: "reviews.@count > %d", 3)
+    /// ```
     public func andWhere(format: String, _ arguments: any PredicateArgument...) throws -> Self {
         andWhere(FetchPredicate(try QueryPredicate(format: format, argumentArray: arguments)))
     }
@@ -43,6 +59,8 @@ extension FetchRequest {
 
 extension FetchPredicate {
     /// Creates a predicate from an `NSPredicate`-style format string.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let predicate = try FetchPredicate<Movie>(format: "title BEGINSWITH[c] %@ AND year > %d", "the", 1990)
@@ -58,6 +76,13 @@ extension FetchPredicate {
 
     /// Creates a predicate from a format string with arguments gathered at run time.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let arguments: [Any] = ["title", ["Heat", "Ronin"]]
+    /// let predicate = try FetchPredicate<Movie>(format: "%K IN %@", argumentArray: arguments)
+    /// ```
+    ///
     /// - Throws: ``StrataError/Code/invalidPredicate`` for a malformed string or an argument
     ///   that cannot be a predicate value.
     public init(format: String, argumentArray: [Any]) throws {
@@ -67,6 +92,8 @@ extension FetchPredicate {
 
 extension FetchRequest {
     /// Creates a request whose predicate is a Foundation `#Predicate`.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let request = try FetchRequest(#Predicate<Movie> { $0.boxOffice > 100 && $0.title.starts(with: "The") })

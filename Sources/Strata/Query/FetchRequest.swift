@@ -52,6 +52,12 @@ public struct FetchRequest<Model: EntityModel>: Sendable, Hashable {
     public var returnsDistinctResults = false
 
     /// Creates a request for the objects of an `@Entity` class.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
+    /// ```
     public init(predicate: FetchPredicate<Model>? = nil, sortDescriptors: [FetchSortDescriptor<Model>] = []) {
         self.entityName = Model.entity.name
         self.predicate = predicate
@@ -60,6 +66,13 @@ public struct FetchRequest<Model: EntityModel>: Sendable, Hashable {
 
     /// Creates a request for the objects of the entity named `entityName`, for models without
     /// classes (`FetchRequest<ManagedObject>(entityName: "Book")`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = FetchRequest<ManagedObject>(entityName: "Book", predicate: try FetchPredicate(format: "pages > %d", 300))
+    /// let books = try context.fetch(request)
+    /// ```
     public init(
         entityName: String, predicate: FetchPredicate<Model>? = nil, sortDescriptors: [FetchSortDescriptor<Model>] = []
     ) {
@@ -69,6 +82,12 @@ public struct FetchRequest<Model: EntityModel>: Sendable, Hashable {
     }
 
     /// The request with a fetch limit.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let topTen = try context.fetch(FetchRequest<Movie>(sortDescriptors: [.descending(\.rating)]).limit(10))
+    /// ```
     public func limit(_ count: Int) -> Self {
         var copy = self
         copy.fetchLimit = count
@@ -76,6 +95,12 @@ public struct FetchRequest<Model: EntityModel>: Sendable, Hashable {
     }
 
     /// The request with a fetch offset.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let secondPage = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)]).offset(20).limit(20)
+    /// ```
     public func offset(_ count: Int) -> Self {
         var copy = self
         copy.fetchOffset = count

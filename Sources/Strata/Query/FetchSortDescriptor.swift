@@ -26,6 +26,12 @@ public struct QuerySortDescriptor: Sendable, Hashable {
     public var comparison: SortComparison
 
     /// Creates a sort descriptor for a key.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let byDirector = QuerySortDescriptor(key: "director.name", comparison: .localizedStandard)
+    /// ```
     public init(key: String, ascending: Bool = true, comparison: SortComparison = .standard) {
         self.key = key
         self.ascending = ascending
@@ -49,17 +55,35 @@ public struct FetchSortDescriptor<Model: EntityModel>: Sendable, Hashable {
     public var ascending: Bool { descriptor.ascending }
 
     /// Creates a sort descriptor from a key (a dotted key path through to-one relationships).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let byDirector = FetchSortDescriptor<Movie>(key: "director.name", ascending: false)
+    /// ```
     public init(key: String, ascending: Bool = true, comparison: SortComparison = .standard) {
         descriptor = QuerySortDescriptor(key: key, ascending: ascending, comparison: comparison)
     }
 
     /// Creates a sort descriptor from a key path such as `\Movie.title` or `\Movie.director?.name`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let byDirector = FetchSortDescriptor(\Movie.director?.name, comparison: .caseInsensitive)
+    /// ```
     public init<Value>(_ keyPath: KeyPath<Model, Value>, ascending: Bool = true, comparison: SortComparison = .standard)
     {
         self.init(key: KeyPathNames.name(of: keyPath, root: Model.self), ascending: ascending, comparison: comparison)
     }
 
     /// Smaller values first.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title, comparison: .localizedStandard)])
+    /// ```
     public static func ascending<Value>(_ keyPath: KeyPath<Model, Value>, comparison: SortComparison = .standard)
         -> Self
     {
@@ -67,6 +91,12 @@ public struct FetchSortDescriptor<Model: EntityModel>: Sendable, Hashable {
     }
 
     /// Larger values first.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let newestFirst = FetchRequest<Movie>(sortDescriptors: [.descending(\.releaseDate)])
+    /// ```
     public static func descending<Value>(_ keyPath: KeyPath<Model, Value>, comparison: SortComparison = .standard)
         -> Self
     {

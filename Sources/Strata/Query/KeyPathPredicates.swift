@@ -62,8 +62,10 @@ extension KeyPath where Root: EntityModel {
 
     /// The property lies in the closed range (`BETWEEN {low, high}`).
     ///
+    /// For example:
+    ///
     /// ```swift
-    /// let nineties = \Movie.year.between(1990...1999)
+    /// let nineties = (\Movie.year).between(1990...1999)
     /// ```
     public func between<Bound: PredicateArgument & Comparable>(_ range: ClosedRange<Bound>) -> FetchPredicate<Root> {
         FetchPredicate(
@@ -73,6 +75,12 @@ extension KeyPath where Root: EntityModel {
     }
 
     /// The property equals one of the values (`IN`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let classics = try context.fetch(Movie.self, where: (\Movie.title).in(["Heat", "Ronin", "Alien"]))
+    /// ```
     public func `in`<Values: Sequence>(_ values: Values) -> FetchPredicate<Root>
     where Values.Element: PredicateArgument {
         FetchPredicate(.comparison(.keyPath(predicateKey), .in, .list(values.map(\.predicateExpression))))
@@ -81,37 +89,79 @@ extension KeyPath where Root: EntityModel {
 
 extension KeyPath where Root: EntityModel, Value: PredicateStringValue {
     /// The string equals `text` under the options (`==[cd]` with both options).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let heat = (\Movie.title).equal(to: "heat", options: .caseInsensitive)   // "Heat", "HEAT"
+    /// ```
     public func equal(to text: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.equalTo, text, options: options)
     }
 
     /// The string differs from `text` under the options.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let titled = (\Movie.title).notEqual(to: "untitled", options: .caseInsensitive)
+    /// ```
     public func notEqual(to text: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.notEqualTo, text, options: options)
     }
 
     /// The string contains `text` (`CONTAINS`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let emile = (\Person.name).contains("emile", options: .caseAndDiacriticInsensitive)   // "Émile Zola"
+    /// ```
     public func contains(_ text: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.contains, text, options: options)
     }
 
     /// The string starts with `prefix` (`BEGINSWITH`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let leadingThe = (\Movie.title).beginsWith("the ", options: .caseInsensitive)
+    /// ```
     public func beginsWith(_ prefix: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.beginsWith, prefix, options: options)
     }
 
     /// The string ends with `suffix` (`ENDSWITH`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let sequels = (\Movie.title).endsWith(" 2")
+    /// ```
     public func endsWith(_ suffix: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.endsWith, suffix, options: options)
     }
 
     /// The whole string matches a pattern where `*` matches any run of characters and `?` one
     /// character (`LIKE`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let rhymes = (\Movie.title).like("?eat")   // "Heat", "Beat"; not "Wheat"
+    /// ```
     public func like(_ pattern: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.like, pattern, options: options)
     }
 
     /// The whole string matches an ICU regular expression (`MATCHES`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let numbered = (\Movie.title).matches(".* [0-9]+")   // "Alien 3"; not "2001: A Space Odyssey"
+    /// ```
     public func matches(_ regularExpression: String, options: ComparisonOptions = []) -> FetchPredicate<Root> {
         comparison(.matches, regularExpression, options: options)
     }
@@ -119,6 +169,12 @@ extension KeyPath where Root: EntityModel, Value: PredicateStringValue {
 
 extension KeyPath where Root: EntityModel, Value: Sequence, Value.Element: EntityModel {
     /// The to-many relationship contains the object (`CONTAINS`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let filmography = try context.fetch(Movie.self, where: (\Movie.cast).contains(person))
+    /// ```
     public func contains(_ object: Value.Element) -> FetchPredicate<Root> {
         FetchPredicate(.comparison(.keyPath(predicateKey), .contains, .objectID(object.objectID)))
     }

@@ -32,6 +32,8 @@ extension QueryPredicate {
     /// stays one string constant. Inside a quoted string, specifiers are literal text and `%%`
     /// stands for one `%`.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let predicate = try QueryPredicate(
     ///     format: "year >= %d AND %K BEGINSWITH[cd] %@ AND ANY reviews.stars > 3",
@@ -56,6 +58,8 @@ extension QueryPredicate {
     /// array.
     ///
     /// This is ``init(format:_:)`` for arguments gathered at run time.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let arguments: [Any] = ["title", "Alien"]
@@ -88,6 +92,8 @@ extension QueryPredicate {
     /// later, or resolving the predicate fails). A variable followed by a key path
     /// (`$director.name`) can be given a key path (`"director"` as a ``QueryExpression/keyPath(_:)``)
     /// or `SELF`; the two are joined into one key path.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let template = try QueryPredicate(format: "year >= $from AND title BEGINSWITH $prefix")

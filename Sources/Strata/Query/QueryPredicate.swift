@@ -29,6 +29,13 @@ public indirect enum QueryPredicate: Sendable, Hashable {
 
     /// A comparison of two expressions.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Every review has at least four stars (and a movie without reviews matches):
+    /// let predicate: QueryPredicate = .comparison(.keyPath("reviews.stars"), .greaterThanOrEqualTo, .value(4), modifier: .all)
+    /// ```
+    ///
     /// - Parameters:
     ///   - left: The left-hand expression, usually a key path.
     ///   - comparisonOperator: How the two sides are compared.
@@ -66,6 +73,13 @@ public struct QueryComparison: Sendable, Hashable {
     var typeMismatchMatchesNothing = false
 
     /// Creates a comparison.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let comparison = QueryComparison(.keyPath("title"), .beginsWith, "The", options: .caseInsensitive)
+    /// let predicate = FetchPredicate<Movie>(.comparison(comparison))
+    /// ```
     public init(
         _ left: QueryExpression, _ comparisonOperator: ComparisonOperator, _ right: QueryExpression,
         options: ComparisonOptions = [], modifier: ComparisonModifier = .direct

@@ -11,8 +11,10 @@ import Foundation
 ///     static var primaryAttributeName: String { "phoneNumber" }
 ///     var identity: String { phoneNumber }
 ///
-///     init(entity: Login) { phoneNumber = entity.phoneNumber; token = entity.token }
 ///     func update(_ entity: Login) { entity.phoneNumber = phoneNumber; entity.token = token }
+/// }
+/// extension LoginData {   // in an extension, so that the memberwise initializer stays
+///     init(entity: Login) { phoneNumber = entity.phoneNumber; token = entity.token }
 /// }
 ///
 /// try context.upsert(LoginData(phoneNumber: "0912", token: "t"))   // inserts, or updates the one with that number
@@ -37,13 +39,40 @@ public protocol PersistableValue {
     var identity: Identity { get }
 
     /// Creates the value from its object.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In LoginData:
+    /// init(entity: Login) throws {
+    ///     phoneNumber = entity.phoneNumber
+    ///     token = entity.token
+    /// }
+    /// ```
     init(entity: Model) throws
 
     /// Copies the value into `entity` (new or existing).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In LoginData:
+    /// func update(_ entity: Login) throws {
+    ///     entity.phoneNumber = phoneNumber
+    ///     entity.token = token
+    /// }
+    /// ```
     func update(_ entity: Model) throws
 
     /// The predicate that finds this value's object (default: primary attribute equals
     /// ``identity``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In a value found by two attributes rather than by its primary attribute alone:
+    /// func predicate() -> FetchPredicate<Login> { \.phoneNumber == phoneNumber && \.country == country }
+    /// ```
     func predicate() -> FetchPredicate<Model>
 }
 
@@ -52,6 +81,12 @@ extension PersistableValue {
     public static var entityName: String { Model.entity.name }
 
     /// `primaryAttributeName == identity`, with the identity bound as a value.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let predicate = LoginData(phoneNumber: "0912", token: "t").predicate()   // phoneNumber == "0912"
+    /// ```
     public func predicate() -> FetchPredicate<Model> {
         FetchPredicate(.comparison(.keyPath(Self.primaryAttributeName), .equalTo, identity.predicateExpression))
     }
@@ -73,8 +108,10 @@ extension ObjectContext {
     /// processed changes and the other saves it merges — as an `AsyncSequence` iterated in the
     /// context's isolation domain. The Rx kit's `rx.entities(_:predicate:sortDescriptors:)`.
     ///
+    /// For example:
+    ///
     /// ```swift
-    /// for try await logins in container.viewContext.entities(LoginData.self, where: FetchPredicate(format: "nick != nil")) {
+    /// for try await logins in container.viewContext.entities(LoginData.self, where: try FetchPredicate(format: "nick != nil")) {
     ///     render(logins)   // sorted by the primary attribute
     /// }
     /// ```
@@ -100,6 +137,15 @@ extension ObjectContext {
 
     /// The objects `fetchRequest` matches now, then again each time the result changes (the
     /// kit's `rx.entities(fetchRequest:)`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+    /// for try await movies in context.entities(fetchRequest: request) {
+    ///     print(movies.map(\.title))
+    /// }
+    /// ```
     public func entities<Model: ManagedObject>(fetchRequest: FetchRequest<Model>) -> FetchedResultsSequence<Model, [Model]> {
         FetchedResultsSequence(controller: FetchedResultsController(fetchRequest: fetchRequest, context: self)) {
             $0.fetchedObjects
@@ -108,6 +154,8 @@ extension ObjectContext {
 
     /// The sections of `fetchRequest`'s result grouped by `sectionNameKeyPath`, now and after
     /// each change (the kit's `rx.sections(fetchRequest:sectionNameKeyPath:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.year), .ascending(\.title)])
@@ -126,6 +174,8 @@ extension ObjectContext {
 
     /// Stores `persistable`: updates the object its ``PersistableValue/predicate()`` finds
     /// (unsaved ones included), or inserts one. Never makes a duplicate. Does not save.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// try context.upsert(login)
@@ -160,6 +210,12 @@ extension ObjectContext {
     /// Deletes the object of `persistable` and saves the context, as the Rx kit's `delete`
     /// does. A value with no object is left alone (nothing is saved).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try context.delete(login)   // deletes its object, if there is one, and saves
+    /// ```
+    ///
     /// - Throws: The fetch's or the save's error. When the save fails, the deletion stays
     ///   pending in the context with its other unsaved changes, as after any failed save: fix
     ///   the cause and save again, or roll back.
@@ -173,6 +229,8 @@ extension ObjectContext {
     /// if it changed anything. Errors propagate: one thrown by `updateAction` (or by the child's
     /// save) leaves this context untouched; when this context's save fails, the child's changes
     /// stay in it, unsaved, as in Core Data.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// try context.performUpdate { child in

@@ -9,6 +9,12 @@ public struct AggregateGroup: Sendable, Hashable {
     public var value: AttributeValue
 
     /// Creates a group.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let expected = AggregateGroup(groupValues: ["year": 1995], value: 2)   // two movies of 1995
+    /// ```
     public init(groupValues: [String: AttributeValue], value: AttributeValue) {
         self.groupValues = groupValues
         self.value = value
@@ -19,6 +25,8 @@ extension Repository {
     // MARK: Aggregates (computed in SQL over committed data)
 
     /// The number of objects of `type` that match `predicate`.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let count = try await repository.count(of: Movie.self, where: \.boxOffice > 100)
@@ -31,6 +39,8 @@ extension Repository {
 
     /// The sum of an attribute over the objects that match (exact for `Decimal`).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let total: Decimal = try await repository.sum(\Movie.boxOffice)
     /// ```
@@ -42,6 +52,12 @@ extension Repository {
     }
 
     /// The average of an attribute over the objects that match (`nil` when none do).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let averageRating = try await repository.average(\Movie.rating, where: \.year >= 1990)   // a Double?
+    /// ```
     public func average<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
     ) async throws(RepositoryError) -> Value.Average? where Value.Average: Sendable {
@@ -50,6 +66,12 @@ extension Repository {
     }
 
     /// The smallest value of an attribute among the objects that match (`nil` when none do).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let firstRelease = try await repository.min(\Movie.releaseDate)   // a Date?
+    /// ```
     public func min<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
     ) async throws(RepositoryError) -> Value.Bound? where Value.Bound: Sendable {
@@ -58,6 +80,12 @@ extension Repository {
     }
 
     /// The largest value of an attribute among the objects that match (`nil` when none do).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let latestGoodYear = try await repository.max(\Movie.year, where: \.rating >= 4)   // an Int16?
+    /// ```
     public func max<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil
     ) async throws(RepositoryError) -> Value.Bound? where Value.Bound: Sendable {
@@ -67,6 +95,8 @@ extension Repository {
 
     /// An aggregate of an attribute over the objects that match, per group of objects with the
     /// same values of `groupBy` (one group without).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let perYear = try await repository.aggregate(function: .sum, of: \Movie.boxOffice, groupBy: ["year"])
@@ -108,10 +138,12 @@ extension Repository {
     /// The count, now and after each save that changes objects of `type` (or of
     /// `changeTrackingRequest`'s entity), as `Result`s.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// // Movies with more than three reviews, recounted when reviews change:
     /// let counts = repository.countSubscription(
-    ///     of: Movie.self, where: FetchPredicate(format: "reviews.@count > 3"),
+    ///     of: Movie.self, where: try FetchPredicate(format: "reviews.@count > 3"),
     ///     changeTrackingRequest: FetchRequest<Review>())
     /// ```
     public func countSubscription<Managed: ManagedObject>(
@@ -122,6 +154,14 @@ extension Repository {
     }
 
     /// The count, now and after each change, ending with the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await count in repository.countThrowingSubscription(of: Movie.self, where: \.rating >= 4) {
+    ///     print("\(count) well-rated movies")
+    /// }
+    /// ```
     public func countThrowingSubscription<Managed: ManagedObject>(
         of _: Managed.Type, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil
@@ -130,6 +170,8 @@ extension Repository {
     }
 
     /// The sum, now and after each save that changes objects of its entity, as `Result`s.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for await total in repository.sumSubscription(\Movie.boxOffice) { print(try total.get()) }
@@ -142,6 +184,14 @@ extension Repository {
     }
 
     /// The sum, now and after each change, ending with the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await total in repository.sumThrowingSubscription(\Movie.boxOffice, where: \.year == 1995) {
+    ///     print(total)   // a Decimal
+    /// }
+    /// ```
     public func sumThrowingSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil
@@ -150,6 +200,14 @@ extension Repository {
     }
 
     /// The average, now and after each change, as `Result`s.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for await average in repository.averageSubscription(\Review.stars) {
+    ///     print(try average.get() ?? 0)   // nil until the first review
+    /// }
+    /// ```
     public func averageSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil
@@ -158,6 +216,14 @@ extension Repository {
     }
 
     /// The average, now and after each change, ending with the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await average in repository.averageThrowingSubscription(\Movie.rating, where: \.year >= 1990) {
+    ///     print(average ?? 0)
+    /// }
+    /// ```
     public func averageThrowingSubscription<Managed: PersistentModel, Value: AggregatableAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil
@@ -166,6 +232,14 @@ extension Repository {
     }
 
     /// The minimum, now and after each change, as `Result`s.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for await earliest in repository.minSubscription(\Movie.releaseDate) {
+    ///     if case .success(let date?) = earliest { print(date) }
+    /// }
+    /// ```
     public func minSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil
@@ -174,6 +248,14 @@ extension Repository {
     }
 
     /// The minimum, now and after each change, ending with the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await lowest in repository.minThrowingSubscription(\Review.stars) {
+    ///     print(lowest ?? 0)   // an Int32?
+    /// }
+    /// ```
     public func minThrowingSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil
@@ -182,6 +264,14 @@ extension Repository {
     }
 
     /// The maximum, now and after each change, as `Result`s.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for await best in repository.maxSubscription(\Movie.rating, where: \.year == 1995) {
+    ///     if case .success(let rating?) = best { print(rating) }
+    /// }
+    /// ```
     public func maxSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil
@@ -190,6 +280,14 @@ extension Repository {
     }
 
     /// The maximum, now and after each change, ending with the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await latest in repository.maxThrowingSubscription(\Movie.releaseDate) {
+    ///     if let latest { print(latest) }
+    /// }
+    /// ```
     public func maxThrowingSubscription<Managed: PersistentModel, Value: OrderedAttribute & SendableMetatype>(
         _ keyPath: KeyPath<Managed, Value>, where predicate: FetchPredicate<Managed>? = nil,
         changeTrackingRequest: (any ChangeTrackingRequest)? = nil

@@ -6,6 +6,8 @@ extension Repository {
     /// Creates each item on its own: the ones that can be stored are, and each one that
     /// cannot is reported with its error.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let (created, failed) = await repository.create(movies, transactionAuthor: "import")
     /// print(created.count, "stored;", failed.map { "\($0.item.title): \($0.error.code)" })
@@ -19,6 +21,13 @@ extension Repository {
     }
 
     /// Reads each item's current value; items that cannot be read are reported with their error.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (current, failed) = await repository.read(movies)
+    /// for failure in failed { print(failure.item.title, failure.error.code) }   // objectDeleted: gone since
+    /// ```
     public func read<Model: ReadableUnmanagedModel>(_ items: some Sequence<Model>) async -> (
         success: [Model], failed: [BatchError<Model>]
     ) {
@@ -26,6 +35,12 @@ extension Repository {
     }
 
     /// Reads the objects with these domain keys; keys that match nothing are reported.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (found, failed) = await repository.read([heatID, roninID], as: Movie.Value.self)
+    /// ```
     public func read<Model: IdentifiedUnmanagedModel>(
         _ ids: some Sequence<Model.UnmanagedId>, as _: Model.Type
     ) async -> (success: [Model], failed: [BatchError<Model.UnmanagedId>]) {
@@ -33,6 +48,12 @@ extension Repository {
     }
 
     /// Reads the objects with these IDs; IDs whose objects are gone are reported.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (found, failed) = await repository.read(movieIDs, as: Movie.Value.self)
+    /// ```
     public func read<Model: FetchableUnmanagedModel>(
         _ managedIds: some Sequence<ObjectID>, as _: Model.Type
     ) async -> (success: [Model], failed: [BatchError<ObjectID>]) {
@@ -40,6 +61,12 @@ extension Repository {
     }
 
     /// Reads the objects whose IDs' URIs these are; URIs that name no object are reported.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (cards, failed) = await repository.read(bookmarkURLs, as: MovieCard.self)
+    /// ```
     public func read<Model: FetchableUnmanagedModel>(
         _ managedIdUrls: some Sequence<URL>, as _: Model.Type
     ) async -> (success: [Model], failed: [BatchError<URL>]) {
@@ -49,6 +76,13 @@ extension Repository {
     }
 
     /// Updates each item on its own; items that cannot be updated are reported.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let retitled = movies.map { movie in var movie = movie; movie.title = movie.title.capitalized; return movie }
+    /// let (updated, failed) = await repository.update(retitled, transactionAuthor: "editor")
+    /// ```
     public func update<Model: ReadableUnmanagedModel & WritableUnmanagedModel>(
         _ items: [Model], transactionAuthor: TransactionAuthor? = nil
     ) async -> (success: [Model], failed: [BatchError<Model>]) {
@@ -56,6 +90,12 @@ extension Repository {
     }
 
     /// Deletes each item's object on its own; items that cannot be deleted are reported.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (deleted, failed) = await repository.delete(movies, transactionAuthor: "cleanup")
+    /// ```
     public func delete<Model: ReadableUnmanagedModel>(
         _ items: [Model], transactionAuthor: TransactionAuthor? = nil
     ) async -> (success: [Model], failed: [BatchError<Model>]) {
@@ -67,6 +107,12 @@ extension Repository {
 
     /// Deletes the objects with these IDs, each on its own; IDs that cannot be deleted are
     /// reported.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (deleted, failed) = await repository.delete(movieIDs, transactionAuthor: "cleanup")
+    /// ```
     public func delete(_ managedIds: [ObjectID], transactionAuthor: TransactionAuthor? = nil) async -> (
         success: [ObjectID], failed: [BatchError<ObjectID>]
     ) {
@@ -78,6 +124,12 @@ extension Repository {
 
     /// Deletes the objects whose IDs' URIs these are, each on its own; URIs that cannot be
     /// deleted are reported.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (deleted, failed) = await repository.delete(bookmarkURLs)
+    /// ```
     public func delete(_ managedIdUrls: [URL], transactionAuthor: TransactionAuthor? = nil) async -> (
         success: [URL], failed: [BatchError<URL>]
     ) {
@@ -128,6 +180,8 @@ extension Repository {
 
     /// Creates every item in one save, or none of them.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let stored = try await repository.createAtomically(movies, transactionAuthor: "import")
     /// ```
@@ -144,6 +198,12 @@ extension Repository {
     }
 
     /// Reads every item, or throws the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let current = try await repository.readAtomically(movies)
+    /// ```
     public func readAtomically<Model: ReadableUnmanagedModel>(_ items: some Sequence<Model> & Sendable)
         async throws(RepositoryError) -> [Model]
     {
@@ -154,6 +214,12 @@ extension Repository {
     }
 
     /// Reads the objects with these domain keys, or throws the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let pair = try await repository.readAtomically([heatID, roninID], as: Movie.Value.self)
+    /// ```
     public func readAtomically<Model: IdentifiedUnmanagedModel>(
         _ ids: some Sequence<Model.UnmanagedId> & Sendable, as _: Model.Type
     ) async throws(RepositoryError) -> [Model] {
@@ -164,6 +230,12 @@ extension Repository {
     }
 
     /// Reads the objects with these IDs, or throws the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movies = try await repository.readAtomically(movieIDs, as: Movie.Value.self)
+    /// ```
     public func readAtomically<Model: FetchableUnmanagedModel>(
         _ managedIds: some Sequence<ObjectID> & Sendable, as _: Model.Type
     ) async throws(RepositoryError) -> [Model] {
@@ -174,6 +246,12 @@ extension Repository {
     }
 
     /// Reads the objects whose IDs' URIs these are, or throws the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cards = try await repository.readAtomically(bookmarkURLs, as: MovieCard.self)
+    /// ```
     public func readAtomically<Model: FetchableUnmanagedModel>(
         _ managedIdUrls: some Sequence<URL> & Sendable, as _: Model.Type
     ) async throws(RepositoryError) -> [Model] {
@@ -184,6 +262,12 @@ extension Repository {
     }
 
     /// Updates every item in one save, or none of them.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let updated = try await repository.updateAtomically(retitled, transactionAuthor: "editor")
+    /// ```
     public func updateAtomically<Model: ReadableUnmanagedModel & WritableUnmanagedModel>(
         _ items: [Model], transactionAuthor: TransactionAuthor? = nil
     ) async throws(RepositoryError) -> [Model] {
@@ -198,6 +282,12 @@ extension Repository {
     }
 
     /// Deletes every item's object in one save, or none of them.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try await repository.deleteAtomically(movies, transactionAuthor: "cleanup")
+    /// ```
     public func deleteAtomically<Model: ReadableUnmanagedModel>(
         _ items: [Model], transactionAuthor: TransactionAuthor? = nil
     ) async throws(RepositoryError) {
@@ -209,6 +299,12 @@ extension Repository {
     }
 
     /// Deletes the objects with these IDs in one save, or none of them.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try await repository.deleteAtomically(movieIDs, transactionAuthor: "cleanup")
+    /// ```
     public func deleteAtomically(_ managedIds: [ObjectID], transactionAuthor: TransactionAuthor? = nil)
         async throws(RepositoryError)
     {
@@ -220,6 +316,12 @@ extension Repository {
     }
 
     /// Deletes the objects whose IDs' URIs these are in one save, or none of them.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try await repository.deleteAtomically(bookmarkURLs)
+    /// ```
     public func deleteAtomically(_ managedIdUrls: [URL], transactionAuthor: TransactionAuthor? = nil)
         async throws(RepositoryError)
     {
@@ -236,8 +338,10 @@ extension Repository {
 
     /// Executes a batch insert in the store, recording `transactionAuthor`.
     ///
+    /// For example:
+    ///
     /// ```swift
-    /// let request = BatchInsertRequest(entity: Movie.self, objects: [["id": UUID(), "title": "A"], …])
+    /// let request = BatchInsertRequest(entity: Movie.self, objects: [["id": UUID(), "title": "Heat"], ["id": UUID(), "title": "Ronin"]])
     /// let result = try await repository.insert(request, transactionAuthor: "import")
     /// ```
     ///
@@ -260,6 +364,14 @@ extension Repository {
     }
 
     /// Executes a batch update in the store, recording `transactionAuthor`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = BatchUpdateRequest(entity: Movie.self, where: \.year < 1950, propertiesToUpdate: ["rating": .key("rating") + 1])
+    /// let result = try await repository.update(request, transactionAuthor: "curator")
+    /// print(result.count)   // the movies updated
+    /// ```
     public func update(_ request: BatchUpdateRequest, transactionAuthor: TransactionAuthor? = nil)
         async throws(RepositoryError) -> BatchResult
     {
@@ -267,6 +379,13 @@ extension Repository {
     }
 
     /// Executes a batch delete in the store, recording `transactionAuthor`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let old = BatchDeleteRequest(fetchRequest: FetchRequest<Movie>(predicate: \.year < 1950))
+    /// let result = try await repository.delete(old, transactionAuthor: "cleanup")
+    /// ```
     public func delete(_ request: BatchDeleteRequest, transactionAuthor: TransactionAuthor? = nil)
         async throws(RepositoryError) -> BatchResult
     {

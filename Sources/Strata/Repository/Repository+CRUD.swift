@@ -5,6 +5,8 @@ extension Repository {
 
     /// Stores a new object made from `item`, and returns the stored value (with its object ID).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let heat = try await repository.create(Movie.Value(id: UUID(), title: "Heat"), transactionAuthor: "editor")
     /// heat.objectID   // set
@@ -30,6 +32,12 @@ extension Repository {
 
     /// The current value of the object `item` refers to (by its object ID, URI or domain key).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let current = try await repository.read(heat)   // heat: a Movie.Value the repository returned
+    /// ```
+    ///
     /// - Throws: ``RepositoryError``: ``RepositoryError/Code/noObjectID`` or
     ///   ``RepositoryError/Code/noObjectIDURL`` when `item` has nothing to find its object by,
     ///   ``RepositoryError/Code/noMatch`` for a domain key no object has,
@@ -42,6 +50,8 @@ extension Repository {
     }
 
     /// The value of the object whose domain key is `id`.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let heat = try await repository.read(heatID, of: Movie.Value.self)
@@ -59,6 +69,12 @@ extension Repository {
 
     /// The value of the object with `managedId`.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let heat = try await repository.read(heatObjectID, of: Movie.Value.self)
+    /// ```
+    ///
     /// - Throws: ``RepositoryError/Code/objectDeleted`` when the object is gone,
     ///   ``RepositoryError/Code/typeMismatch`` when it is not a `Model.ManagedModel`.
     public func read<Model: FetchableUnmanagedModel>(_ managedId: ObjectID, of _: Model.Type)
@@ -71,6 +87,12 @@ extension Repository {
     }
 
     /// The value of the object whose ID's URI is `managedIdUrl`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let card = try await repository.read(bookmarkURL, of: MovieCard.self)   // a URL kept from objectID.uriRepresentation
+    /// ```
     ///
     /// - Throws: ``RepositoryError/Code/unknownObjectIDURL`` when the URI names no object of
     ///   the container's stores; otherwise as ``read(_:of:)-(ObjectID,_)``.
@@ -86,6 +108,8 @@ extension Repository {
     // MARK: Update
 
     /// Writes `item` into the object it refers to, and returns the stored value.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// heat.title = "Heat (1995)"
@@ -104,6 +128,12 @@ extension Repository {
     }
 
     /// Writes `item` into the object with `managedId`, and returns the stored value.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let card = try await repository.update(heat.objectID!, with: MovieCard(title: "Heat (1995)"), transactionAuthor: "editor")
+    /// ```
     public func update<Model: FetchableUnmanagedModel & WritableUnmanagedModel>(
         _ managedId: ObjectID, with item: Model, transactionAuthor: TransactionAuthor? = nil
     ) async throws(RepositoryError) -> Model {
@@ -116,6 +146,12 @@ extension Repository {
 
     /// Writes `item` into the object whose ID's URI is `managedIdUrl`, and returns the stored
     /// value.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let card = try await repository.update(bookmarkURL, with: MovieCard(title: "Heat (1995)"))
+    /// ```
     public func update<Model: FetchableUnmanagedModel & WritableUnmanagedModel>(
         _ managedIdUrl: URL, with item: Model, transactionAuthor: TransactionAuthor? = nil
     ) async throws(RepositoryError) -> Model {
@@ -130,6 +166,12 @@ extension Repository {
 
     /// Deletes the object `item` refers to (its delete rules apply).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try await repository.delete(heat, transactionAuthor: "editor")   // its reviews go too: cascade
+    /// ```
+    ///
     /// - Throws: The errors of ``read(_:)->_``; ``RepositoryError/Code/objectDeleted`` when it is
     ///   already gone.
     public func delete<Model: ReadableUnmanagedModel>(
@@ -142,6 +184,12 @@ extension Repository {
     }
 
     /// Deletes the object with `managedId`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try await repository.delete(heat.objectID!, transactionAuthor: "editor")
+    /// ```
     public func delete(_ managedId: ObjectID, transactionAuthor: TransactionAuthor? = nil) async throws(RepositoryError) {
         try await perform(author: transactionAuthor, saving: true) { context in
             context.delete(try ManagedObjectReader.object(with: managedId, in: context))
@@ -150,6 +198,12 @@ extension Repository {
     }
 
     /// Deletes the object whose ID's URI is `managedIdUrl`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try await repository.delete(bookmarkURL)
+    /// ```
     public func delete(_ managedIdUrl: URL, transactionAuthor: TransactionAuthor? = nil) async throws(RepositoryError) {
         try await perform(author: transactionAuthor, saving: true) { context in
             context.delete(try ManagedObjectReader.object(with: try context.repositoryObjectID(for: managedIdUrl), in: context))

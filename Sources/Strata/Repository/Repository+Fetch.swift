@@ -5,6 +5,8 @@ extension Repository {
 
     /// The objects `request` matches, as values.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let request = FetchRequest<Movie>(predicate: \.boxOffice > 100, sortDescriptors: [.ascending(\.title)])
     /// let movies = try await repository.fetch(request, as: Movie.Value.self)
@@ -24,6 +26,8 @@ extension Repository {
     /// Runs `operation` on the objects `request` matches, inside the repository's context, and
     /// returns what it makes of them — any `Sendable` value.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let titles = try await repository.fetch(request: FetchRequest<Movie>()) { movies in
     ///     movies.map(\.title).sorted()
@@ -42,6 +46,8 @@ extension Repository {
 
     /// The values `request` matches now, then again after every save that changes them, as
     /// `Result`s: a failed fetch is yielded, and the subscription goes on.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for await result in repository.fetchSubscription(request, of: Movie.Value.self) {
@@ -66,6 +72,18 @@ extension Repository {
     /// Like ``fetchSubscription(_:of:)``, but re-runs `request` after the saves that change
     /// objects of `changeTrackingRequest`'s entity: for predicates that cannot be tracked
     /// otherwise (a list of movies showing their review counts, re-run when reviews change).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Movies with more than three reviews, fetched again whenever a review changes:
+    /// let request = try FetchRequest<Movie>(format: "reviews.@count > 3")
+    /// for await result in repository.fetchSubscription(
+    ///     request: request, changeTrackingRequest: FetchRequest<Review>(), of: Movie.Value.self)
+    /// {
+    ///     print(try result.get().map(\.title))
+    /// }
+    /// ```
     public func fetchSubscription<Model: FetchableUnmanagedModel, Tracked: ManagedObject>(
         request: FetchRequest<Model.ManagedModel>, changeTrackingRequest: FetchRequest<Tracked>, of _: Model.Type
     ) -> AsyncStream<Result<[Model], RepositoryError>> {
@@ -73,6 +91,8 @@ extension Repository {
     }
 
     /// Like ``fetchSubscription(_:of:)``, as a throwing stream that ends with the first failure.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for try await movies in repository.fetchThrowingSubscription(request, of: Movie.Value.self) {
@@ -86,6 +106,17 @@ extension Repository {
     }
 
     /// Like ``fetchSubscription(request:changeTrackingRequest:of:)``, as a throwing stream.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = try FetchRequest<Movie>(format: "ANY reviews.stars == 5")
+    /// for try await movies in repository.fetchThrowingSubscription(
+    ///     request: request, changeTrackingRequest: FetchRequest<Review>(), of: Movie.Value.self)
+    /// {
+    ///     print(movies.map(\.title))
+    /// }
+    /// ```
     public func fetchThrowingSubscription<Model: FetchableUnmanagedModel, Tracked: ManagedObject>(
         request: FetchRequest<Model.ManagedModel>, changeTrackingRequest: FetchRequest<Tracked>, of _: Model.Type
     ) -> AsyncThrowingStream<[Model], any Error> {
@@ -112,6 +143,8 @@ extension Repository {
     /// A lookup that fails (the object is deleted, say) yields one failure and ends the
     /// stream.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// for await result in repository.readSubscription(heat) {
     ///     if case .success(let movie) = result { print(movie.title) }
@@ -122,6 +155,14 @@ extension Repository {
     }
 
     /// The value of the object whose domain key is `id`, now and after each change.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for await result in repository.readSubscription(heatID, of: Movie.Value.self) {
+    ///     if case .success(let movie) = result { print(movie.title) }
+    /// }
+    /// ```
     public func readSubscription<Model: IdentifiedUnmanagedModel>(_ id: Model.UnmanagedId, of _: Model.Type)
         -> AsyncStream<Result<Model, RepositoryError>>
     {
@@ -129,6 +170,14 @@ extension Repository {
     }
 
     /// The value of the object with `managedId`, now and after each change.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for await result in repository.readSubscription(heat.objectID!, of: Movie.Value.self) {
+    ///     if case .success(let movie) = result { print(movie.rating) }
+    /// }
+    /// ```
     public func readSubscription<Model: FetchableUnmanagedModel>(_ managedId: ObjectID, of _: Model.Type)
         -> AsyncStream<Result<Model, RepositoryError>>
     {
@@ -137,6 +186,14 @@ extension Repository {
     }
 
     /// The value of the object whose ID's URI is `managedIdUrl`, now and after each change.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for await result in repository.readSubscription(bookmarkURL, of: MovieCard.self) {
+    ///     if case .success(let card) = result { print(card.title) }
+    /// }
+    /// ```
     public func readSubscription<Model: FetchableUnmanagedModel>(_ managedIdUrl: URL, of _: Model.Type)
         -> AsyncStream<Result<Model, RepositoryError>>
     {
@@ -146,11 +203,27 @@ extension Repository {
     }
 
     /// Like ``readSubscription(_:)-(Model)``, as a throwing stream that ends with the first failure.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await movie in repository.readThrowingSubscription(heat) {   // throws once heat is deleted
+    ///     print(movie.title)
+    /// }
+    /// ```
     public func readThrowingSubscription<Model: ReadableUnmanagedModel>(_ item: Model) -> AsyncThrowingStream<Model, any Error> {
         readSubscription(of: Model.self) { context in try item.readManaged(from: context) }.throwingStream()
     }
 
     /// Like ``readSubscription(_:of:)-(Model.UnmanagedId,_)``, as a throwing stream.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await movie in repository.readThrowingSubscription(heatID, of: Movie.Value.self) {
+    ///     print(movie.title)
+    /// }
+    /// ```
     public func readThrowingSubscription<Model: IdentifiedUnmanagedModel>(_ id: Model.UnmanagedId, of _: Model.Type)
         -> AsyncThrowingStream<Model, any Error>
     {
@@ -158,6 +231,14 @@ extension Repository {
     }
 
     /// Like ``readSubscription(_:of:)-(ObjectID,_)``, as a throwing stream.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await movie in repository.readThrowingSubscription(heat.objectID!, of: Movie.Value.self) {
+    ///     print(movie.rating)
+    /// }
+    /// ```
     public func readThrowingSubscription<Model: FetchableUnmanagedModel>(_ managedId: ObjectID, of _: Model.Type)
         -> AsyncThrowingStream<Model, any Error>
     {
@@ -166,6 +247,14 @@ extension Repository {
     }
 
     /// Like ``readSubscription(_:of:)-(URL,_)``, as a throwing stream.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await card in repository.readThrowingSubscription(bookmarkURL, of: MovieCard.self) {
+    ///     print(card.title)
+    /// }
+    /// ```
     public func readThrowingSubscription<Model: FetchableUnmanagedModel>(_ managedIdUrl: URL, of _: Model.Type)
         -> AsyncThrowingStream<Model, any Error>
     {

@@ -32,6 +32,12 @@ public final class Repository: Sendable {
     public let container: PersistentContainer
 
     /// A repository over `container`'s stores.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let repository = Repository(try PersistentContainer(name: "Movies", entities: [Movie.self]))
+    /// ```
     public init(_ container: PersistentContainer) {
         self.container = container
     }
@@ -83,6 +89,8 @@ public final class Repository: Sendable {
     /// for you: save the scratch pad to push its changes into the parent, and the parent to
     /// store them.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let count = try await repository.custom { parentContext, scratchPad in
     ///     let movie = Movie(context: scratchPad)
@@ -115,6 +123,8 @@ public final class Repository: Sendable {
     /// Runs `block` as one transaction: every repository call it makes (directly, in functions
     /// it calls, or in child tasks) joins one context, which is saved once when `block`
     /// returns, with `transactionAuthor` (the calls' own authors are ignored).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// try await repository.withTransaction(transactionAuthor: "import") { transaction in

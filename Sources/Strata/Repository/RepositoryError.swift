@@ -79,6 +79,12 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
     public var underlyingError: (any Error & Sendable)?
 
     /// Creates an error.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// throw RepositoryError(.noMatch, "No movie is called \(title).", typeName: "MovieSummary", key: title)
+    /// ```
     public init(
         _ code: Code, _ message: String, typeName: String? = nil, key: String? = nil, objectID: ObjectID? = nil,
         url: URL? = nil, underlyingError: (any Error & Sendable)? = nil
@@ -95,6 +101,16 @@ public struct RepositoryError: Error, Sendable, CustomStringConvertible {
     /// The error a repository reports for `error`: itself when it is one, a ``StrataError``
     /// under its own code, cancellation as ``Code/cancelled``, anything else as
     /// ``Code/unknown``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// do {
+    ///     try context.save()
+    /// } catch {
+    ///     throw RepositoryError(error)   // a StrataError keeps its code
+    /// }
+    /// ```
     public init(_ error: any Error) {
         switch error {
         case let error as RepositoryError:
@@ -146,6 +162,12 @@ public struct BatchError<Item: Sendable>: Error, Sendable {
     public let error: RepositoryError
 
     /// Creates a batch error.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let failure = BatchError(item: heat, error: RepositoryError(.objectDeleted, "Heat was deleted."))
+    /// ```
     public init(item: Item, error: RepositoryError) {
         self.item = item
         self.error = error

@@ -51,6 +51,16 @@ public final class Transaction: Sendable {
     /// and its later reads no longer see what it wrote before. The block goes on, and
     /// ``Repository/withTransaction(continuing:transactionAuthor:isolation:_:)`` still returns
     /// its result.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let imported = try await repository.withTransaction(transactionAuthor: "import") { transaction in
+    ///     let movies = try await repository.createAtomically(batch)
+    ///     if movies.contains(where: { $0.boxOffice < 0 }) { transaction.cancel() }   // nothing is stored
+    ///     return movies.count
+    /// }
+    /// ```
     public func cancel() {
         state.withLock { $0.isCancelled = true }
     }

@@ -21,10 +21,27 @@ public protocol FetchableUnmanagedModel: Sendable {
 
     /// Creates the value from a managed object, inside the repository's context.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In MovieSummary:
+    /// init(managed: Movie) {
+    ///     title = managed.title
+    ///     boxOffice = managed.boxOffice
+    /// }
+    /// ```
+    ///
     /// - Throws: Anything; a repository reports it as a ``RepositoryError``.
     init(managed: ManagedModel) throws
 
     /// The request for every object of the value's kind (the entity of ``ManagedModel``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In MovieSummary: only this century's movies have summaries.
+    /// static func managedFetchRequest() -> FetchRequest<Movie> { FetchRequest(predicate: \.year >= 2000) }
+    /// ```
     static func managedFetchRequest() -> FetchRequest<ManagedModel>
 
     /// How errors name this value (default: its type's name).
@@ -36,6 +53,12 @@ public protocol FetchableUnmanagedModel: Sendable {
 
 extension FetchableUnmanagedModel {
     /// A request for every object of ``ManagedModel``'s entity.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = MovieSummary.managedFetchRequest()   // FetchRequest<Movie>(): every movie
+    /// ```
     public static func managedFetchRequest() -> FetchRequest<ManagedModel> { FetchRequest<ManagedModel>() }
 
     /// The type's name, qualified by the types it is nested in (`Movie.Value`).
@@ -53,6 +76,18 @@ extension FetchableUnmanagedModel {
 public protocol ReadableUnmanagedModel: FetchableUnmanagedModel {
     /// The managed object this value stands for, in `context`.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In a value found by its title, which is unique:
+    /// func readManaged(from context: ObjectContext) throws -> Movie {
+    ///     guard let movie = try context.fetch(Movie.self, where: \.title == title, limit: 1).first else {
+    ///         throw RepositoryError(.noMatch, "No movie is called \(title).", typeName: "MovieSummary", key: title)
+    ///     }
+    ///     return movie
+    /// }
+    /// ```
+    ///
     /// - Throws: ``RepositoryError`` with ``RepositoryError/Code/noObjectID``,
     ///   ``RepositoryError/Code/noObjectIDURL``, ``RepositoryError/Code/noMatch``,
     ///   ``RepositoryError/Code/objectDeleted`` or ``RepositoryError/Code/typeMismatch``.
@@ -67,14 +102,39 @@ public protocol WritableUnmanagedModel: Sendable {
 
     /// A new managed object in `context` with this value's contents. The default inserts a
     /// new `ManagedModel` and calls ``updating(managed:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In MovieCard: a new movie is released today.
+    /// func asManagedModel(in context: ObjectContext) throws -> Movie {
+    ///     let movie = Movie(context: context)
+    ///     movie.title = title
+    ///     movie.releaseDate = Date()
+    ///     return movie
+    /// }
+    /// ```
     func asManagedModel(in context: ObjectContext) throws -> ManagedModel
 
     /// Copies this value into `managed`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In MovieCard:
+    /// func updating(managed: Movie) { managed.title = title }
+    /// ```
     func updating(managed: ManagedModel) throws
 }
 
 extension WritableUnmanagedModel {
     /// Inserts a new `ManagedModel` into `context` and copies this value into it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = try MovieCard(title: "Heat").asManagedModel(in: context)   // inserted, not saved
+    /// ```
     public func asManagedModel(in context: ObjectContext) throws -> ManagedModel {
         guard let entity = context.schemaEntity(for: ManagedModel.entity) else {
             throw StrataError(
@@ -126,19 +186,51 @@ public protocol IdentifiedUnmanagedModel: ReadableUnmanagedModel {
     static var unmanagedIdKeyPath: KeyPath<ManagedModel, UnmanagedId> { get }
 
     /// How errors name a key (default: its description).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // In a value identified by an e-mail address:
+    /// static func errorDescription(for unmanagedId: String) -> String { "<\(unmanagedId)>" }
+    /// ```
     static func errorDescription(for unmanagedId: UnmanagedId) -> String
 }
 
 extension IdentifiedUnmanagedModel {
     /// The key's description.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let text = Movie.Value.errorDescription(for: heatID)   // "5F0C8A0E-…", heatID's description
+    /// ```
     public static func errorDescription(for unmanagedId: UnmanagedId) -> String { "\(unmanagedId)" }
 
     /// Finds the object whose domain key is ``unmanagedId``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// struct Ticket: IdentifiedUnmanagedModel {
+    ///     var code: String
+    ///     var unmanagedId: String { code }
+    ///     static var unmanagedIdKeyPath: KeyPath<Booking, String> { \.code }
+    ///     init(code: String) { self.code = code }
+    ///     init(managed: Booking) { code = managed.code }
+    /// }
+    /// let booking = try Ticket(code: "K7Q2").readManaged(from: context)
+    /// ```
     public func readManaged(from context: ObjectContext) throws -> ManagedModel {
         try Self.readManaged(id: unmanagedId, from: context)
     }
 
     /// Finds the object whose domain key is `id`: exactly one must match.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = try Movie.Value.readManaged(id: heatID, from: context)
+    /// ```
     ///
     /// - Throws: ``RepositoryError/Code/noMatch`` when none match,
     ///   ``RepositoryError/Code/ambiguousMatch`` when several do.
@@ -163,6 +255,12 @@ extension IdentifiedUnmanagedModel {
 
 extension ReadableUnmanagedModel where Self: ManagedIdReferencable {
     /// The object whose ID is ``ManagedIdReferencable/managedId``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = try heat.readManaged(from: context)   // heat: a Movie.Value the repository returned
+    /// ```
     public func readManaged(from context: ObjectContext) throws -> ManagedModel {
         guard let managedId else { throw RepositoryError.noObjectID(on: Self.errorDescription) }
         return try Self.managedObject(with: managedId, in: context)
@@ -171,6 +269,12 @@ extension ReadableUnmanagedModel where Self: ManagedIdReferencable {
 
 extension ReadableUnmanagedModel where Self: ManagedIdUrlReferencable {
     /// The object whose ID's URI is ``ManagedIdUrlReferencable/managedIdUrl``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = try card.readManaged(from: context)   // card: a MovieCard the repository returned
+    /// ```
     public func readManaged(from context: ObjectContext) throws -> ManagedModel {
         guard let managedIdUrl else { throw RepositoryError.noObjectIDURL(on: Self.errorDescription) }
         return try Self.managedObject(with: try context.repositoryObjectID(for: managedIdUrl), in: context)
@@ -180,6 +284,13 @@ extension ReadableUnmanagedModel where Self: ManagedIdUrlReferencable {
 extension IdentifiedUnmanagedModel where Self: ManagedIdReferencable {
     /// The object whose ID is ``ManagedIdReferencable/managedId`` when the value has one, else
     /// the object with its domain key.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let byKey = try Movie.Value(id: heatID).readManaged(from: context)   // no object ID: found by id
+    /// let byObjectID = try heat.readManaged(from: context)                 // by heat.objectID
+    /// ```
     public func readManaged(from context: ObjectContext) throws -> ManagedModel {
         guard let managedId else { return try Self.readManaged(id: unmanagedId, from: context) }
         return try Self.managedObject(with: managedId, in: context)
@@ -270,9 +381,23 @@ where ManagedModel: ValueSnapshotRepresentable, ManagedModel.Value == Self {
 
 extension RepositoryValue {
     /// The object's snapshot.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let snapshot = Movie.Value(managed: movie)   // the same as movie.value
+    /// ```
     public init(managed: ManagedModel) { self = managed.value }
 
     /// Writes the snapshot into `managed`, where it differs; the object ID is left alone.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var snapshot = movie.value
+    /// snapshot.title = "Heat (1995)"
+    /// try snapshot.updating(managed: movie)   // sets the title; nothing else differs
+    /// ```
     public func updating(managed: ManagedModel) throws { try managed.update(from: self) }
 
     /// The snapshot's ``objectID``.

@@ -18,6 +18,15 @@ open class AnyCoreDataStack: CoreDataStack {
     public let createMainStackHandler: () -> sending any CoreDataStack
 
     /// Creates a stack from a context and the closures that make its siblings.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = AnyCoreDataStack(
+    ///     context: container.newBackgroundContext(),
+    ///     createBackgroundStackHandler: { DefaultCoreDataStack(container: container) },
+    ///     createMainStackHandler: { DefaultCoreDataStack(container: container) })
+    /// ```
     public init(
         context: ObjectContext, createBackgroundStackHandler: @escaping () -> sending any CoreDataStack,
         createMainStackHandler: @escaping () -> sending any CoreDataStack
@@ -28,6 +37,15 @@ open class AnyCoreDataStack: CoreDataStack {
     }
 
     /// The kit's spelling of ``init(context:createBackgroundStackHandler:createMainStackHandler:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Compiles, with a warning to rename the label to createBackgroundStackHandler:
+    /// let stack = AnyCoreDataStack(
+    ///     context: context, createBackgrondStackHandler: { DefaultCoreDataStack(container: container) },
+    ///     createMainStackHandler: { DefaultCoreDataStack(container: container) })
+    /// ```
     @available(*, deprecated, renamed: "init(context:createBackgroundStackHandler:createMainStackHandler:)")
     public convenience init(
         context: ObjectContext, createBackgrondStackHandler: @escaping () -> sending any CoreDataStack,
@@ -39,9 +57,21 @@ open class AnyCoreDataStack: CoreDataStack {
     }
 
     /// Calls ``createBackgroundStackHandler``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let background = stack.createBackgroundStack()   // what createBackgroundStackHandler makes
+    /// ```
     open func createBackgroundStack() -> sending any CoreDataStack { createBackgroundStackHandler() }
 
     /// Calls ``createMainStackHandler``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let main = stack.createMainStack()   // what createMainStackHandler makes
+    /// ```
     open func createMainStack() -> sending any CoreDataStack { createMainStackHandler() }
 }
 

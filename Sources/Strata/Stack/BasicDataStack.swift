@@ -8,9 +8,9 @@ import Foundation
 /// let stack = try BasicDataStack(schema, name: "Movies", mainAuthor: .iOSViewContext)
 ///
 /// // From model versions: migrates the store to the current version, then opens it.
-/// let stack = try BasicDataStack(
+/// let versioned = try BasicDataStack(
 ///     versionKey: Versions.self, mainAuthor: .iOSViewContext, persistentHistoryOptions: .init())
-/// await stack.historyTracker?.startMonitoring()   // started already; awaiting makes sure it runs
+/// await versioned.historyTracker?.startMonitoring()   // started already; awaiting makes sure it runs
 /// ```
 ///
 /// Without ``PersistentHistoryTrackingOptions`` the view context merges the saves of the
@@ -31,6 +31,14 @@ public final class BasicDataStack: DataStack {
     public let storeURL: URL
 
     /// Opens (or creates) the store of `schema` at `storeURL`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = try BasicDataStack(
+    ///     try Schema([Movie.self]), name: "Movies", mainAuthor: .iOSViewContext,
+    ///     persistentHistoryOptions: PersistentHistoryTrackingOptions(maxTransactionAge: 3 * 24 * 3600))
+    /// ```
     ///
     /// - Parameters:
     ///   - schema: The model.
@@ -62,6 +70,8 @@ public final class BasicDataStack: DataStack {
 
     /// Opens (or creates) the store of the model made of `entities`.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let stack = try BasicDataStack(entities: [Movie.self, Review.self], name: "Movies", mainAuthor: "app")
     /// ```
@@ -78,6 +88,8 @@ public final class BasicDataStack: DataStack {
 
     /// Opens the store of a versioned model: at the current version, migrating the store to it
     /// first; at an older version, as that version without migrating.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let stack = try BasicDataStack(versionKey: Versions.self, mainAuthor: .iOSViewContext)
@@ -113,6 +125,8 @@ public final class BasicDataStack: DataStack {
 
     /// Stops the stack's history tracker and closes its container, so that the store can be
     /// opened again — by another stack, a migration, or a test's next step.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// try stack.close()

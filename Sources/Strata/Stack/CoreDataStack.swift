@@ -26,14 +26,41 @@ public protocol CoreDataStack {
     var context: ObjectContext { get }
 
     /// A stack with a new context on the same stores, for work off the main actor.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let background = stack.createBackgroundStack()
+    /// Task.detached {
+    ///     try background.performAndWait { context in
+    ///         Movie(context: context).title = "Heat"
+    ///         try context.save()
+    ///     }
+    /// }
+    /// ```
     func createBackgroundStack() -> sending any CoreDataStack
 
     /// A stack with a new context on the same stores, for the main actor.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let main = stack.createMainStack()
+    /// Task { @MainActor in
+    ///     print(try main.context.fetch(Movie.self).count)
+    /// }
+    /// ```
     func createMainStack() -> sending any CoreDataStack
 }
 
 extension CoreDataStack {
     /// The kit's spelling of ``createBackgroundStack()``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let background = stack.createBackgrondStack()   // warns: renamed to createBackgroundStack()
+    /// ```
     @available(*, deprecated, renamed: "createBackgroundStack()")
     public func createBackgrondStack() -> sending any CoreDataStack { createBackgroundStack() }
 
@@ -43,6 +70,15 @@ extension CoreDataStack {
     /// context belongs to the caller's isolation domain, so the handler runs right away, before
     /// `perform` returns. Nothing needs scheduling: this exists so that code written against the
     /// kit ports unchanged.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// stack.perform { context in
+    ///     Movie(context: context).title = "Heat"
+    ///     try? context.save()
+    /// }
+    /// ```
     public func perform(_ handler: (ObjectContext) -> Void) {
         handler(context)
     }
@@ -50,6 +86,12 @@ extension CoreDataStack {
     /// Runs `handler` with the stack's context and returns its result (Core Data's
     /// `performAndWait`, which waits for the context's queue; here the context is already the
     /// caller's).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = try stack.performAndWait { context in try context.count(for: Movie.self) }
+    /// ```
     ///
     /// - Returns: What `handler` returns.
     /// - Throws: What `handler` throws.

@@ -42,6 +42,8 @@ extension DataStack {
     /// A new context for the caller's isolation domain, named after `author` and saving as
     /// `author`.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// Task.detached {
     ///     let context = stack.backgroundContext(author: .cloudDataImport)

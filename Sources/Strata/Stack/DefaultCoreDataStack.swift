@@ -18,17 +18,36 @@ open class DefaultCoreDataStack: CoreDataStack {
     public let context: ObjectContext
 
     /// Creates a stack around `context`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = DefaultCoreDataStack(context: container.newBackgroundContext())
+    /// ```
     public required init(context: ObjectContext) {
         self.context = context
     }
 
     /// Creates a stack with a new context of `container` (the kit's `init(coordinator:)`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = DefaultCoreDataStack(container: container)   // a new background context
+    /// ```
     public convenience init(container: PersistentContainer) {
         self.init(context: container.newBackgroundContext())
     }
 
     /// Opens a store of `model` and creates a stack on it (the kit's
     /// `init(model:storeType:configurationName:storeURL:options:)`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = try DefaultCoreDataStack(model: schema, storeURL: folder.appendingPathComponent("Movies.sqlite"))
+    /// let scratch = try DefaultCoreDataStack(model: schema, storeType: .inMemory, storeURL: nil)
+    /// ```
     ///
     /// - Parameters:
     ///   - model: The schema.
@@ -64,6 +83,13 @@ open class DefaultCoreDataStack: CoreDataStack {
     /// Opens the store named `storeName` (by default the model's name), placed by convention
     /// in `directory`, for `schema`, and creates a stack on it.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // <SQLiteStore.defaultDirectory>/CoreDataStores/Default/Movies/Movies.sqlite:
+    /// let stack = try DefaultCoreDataStack(schema: schema, name: "Movies", options: StoreOptions(persistentHistoryTracking: true))
+    /// ```
+    ///
     /// - Throws: ``StrataError`` when the store cannot be opened.
     public convenience init(
         schema: Schema, name: String, storeType: StoreType = .sqlite, configurationName: String? = nil,
@@ -79,6 +105,13 @@ open class DefaultCoreDataStack: CoreDataStack {
     /// Finds the model named `modelName` in `modelBundle`, opens the store named `storeName`
     /// (by default the model's name) placed by convention, and creates a stack on it (the kit's
     /// `init(modelName:modelBundle:storeType:configurationName:storeName:options:)`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Movies.xcdatamodeld's Cloud configuration, in <defaultDirectory>/CoreDataStores/Cloud/Movies/:
+    /// let stack = try DefaultCoreDataStack(modelName: "Movies", modelBundle: .module, configurationName: "Cloud")
+    /// ```
     ///
     /// - Parameters:
     ///   - modelName: The `.xcdatamodeld` to find; its current version is used.
@@ -101,11 +134,30 @@ open class DefaultCoreDataStack: CoreDataStack {
     }
 
     /// A stack with a new context of the same container.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let background = stack.createBackgroundStack()
+    /// Task.detached {
+    ///     try background.performAndWait { context in
+    ///         Movie(context: context).title = "Heat"
+    ///         try context.save()
+    ///     }
+    /// }
+    /// ```
     open func createBackgroundStack() -> sending any CoreDataStack {
         DefaultCoreDataStack(context: newSiblingContext())
     }
 
     /// A stack with a new context of the same container, for the main actor.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let main = stack.createMainStack()
+    /// Task { @MainActor in print(try main.context.count(for: Movie.self)) }
+    /// ```
     open func createMainStack() -> sending any CoreDataStack {
         DefaultCoreDataStack(context: newSiblingContext())
     }

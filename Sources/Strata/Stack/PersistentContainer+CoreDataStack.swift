@@ -20,11 +20,29 @@ extension PersistentContainer: @MainActor CoreDataStack {
 
     /// A stack with a new context of the container, for work off the main actor (the kit's
     /// `createBackgrondStack()` on a container).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let importer = container.createBackgroundStack()
+    /// Task.detached {
+    ///     try importer.performAndWait { context in
+    ///         Movie(context: context).title = "Heat"
+    ///         try context.save()
+    ///     }
+    /// }
+    /// ```
     @MainActor public func createBackgroundStack() -> sending any CoreDataStack {
         DefaultCoreDataStack(context: newBackgroundContext())
     }
 
     /// A stack whose context is the container's ``viewContext``, for the main actor.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let main = container.createMainStack()   // main.context === container.viewContext
+    /// ```
     @MainActor public func createMainStack() -> sending any CoreDataStack {
         makeMainStack()
     }

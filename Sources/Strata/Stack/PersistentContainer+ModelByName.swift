@@ -8,6 +8,8 @@ extension PersistentContainer {
     /// version is used. Without store descriptions the store is `<name>.sqlite` in
     /// `<data folder>/<name>/`, as for every container.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// // Package.swift: resources: [.copy("Movies.xcdatamodeld")]
     /// let container = try PersistentContainer(name: "Movies", bundle: .module)

@@ -54,6 +54,12 @@ public struct StoreOptions: Sendable, Hashable {
     public var remoteChangePollingInterval: Duration?
 
     /// Creates options; the defaults open a writable store without history or polling.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try container.addPersistentStore(ofType: .sqlite, storeName: "Archive", options: StoreOptions(isReadOnly: true))
+    /// ```
     public init(
         persistentHistoryTracking: Bool = false, isReadOnly: Bool = false, remoteChangePollingInterval: Duration? = nil
     ) {
@@ -84,6 +90,12 @@ extension PersistentContainer {
     /// `<directory>/CoreDataStores/<configuration or Default>/<storeName>/<storeName>.sqlite` for SQLite
     /// (the kit's `addPersistentStore(ofType:configurationName:storeName:options:)`).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cache = try container.addPersistentStore(ofType: .inMemory, configurationName: "Cache", storeName: "Cache")
+    /// ```
+    ///
     /// - Parameters:
     ///   - type: The kind of store; SQLite by default.
     ///   - configurationName: The configuration whose entities the store holds; `nil` for all.
@@ -112,12 +124,22 @@ extension PersistentContainer {
 
     /// The open store named `storeName` for `configurationName` (`nil` for the default
     /// configuration), if any (the kit's `persistentStore(forName:configurationName:)`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let archive = container.persistentStore(named: "Archive", configurationName: "Archive") {
+    ///     print(archive.identifier)
+    /// }
+    /// ```
     public func persistentStore(named storeName: String, configurationName: String? = nil) -> (any PersistentStore)? {
         storeEntries.first { $0.matches(storeName: storeName, configurationName: configurationName) }?.store
     }
 
     /// Closes and removes the store named `storeName` for `configurationName` (the kit's
     /// `removePersistentStore(forName:configurationName:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// try container.removePersistentStore(named: "Archive", configurationName: "Archive")
@@ -139,6 +161,12 @@ extension PersistentContainer {
     /// Closes and removes every store of `configurationName` (`nil` for the stores without
     /// configuration).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let removed = try container.removePersistentStores(forConfigurationName: "Cache")
+    /// ```
+    ///
     /// - Returns: How many stores were removed.
     /// - Throws: The first error met closing a store; the others are still removed.
     @discardableResult
@@ -148,6 +176,13 @@ extension PersistentContainer {
     }
 
     /// Closes and removes every store; the container stays open, and stores can be added again.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try container.removeAllPersistentStores()
+    /// try container.addPersistentStore(ofType: .sqlite, storeName: "Movies")   // start again
+    /// ```
     ///
     /// - Returns: How many stores were removed.
     /// - Throws: The first error met closing a store; the others are still removed.

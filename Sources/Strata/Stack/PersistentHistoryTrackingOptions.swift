@@ -28,6 +28,13 @@ public struct PersistentHistoryTrackingOptions: Sendable, Hashable {
 
     /// Creates options.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let options = PersistentHistoryTrackingOptions(
+    ///     maxTransactionAge: 24 * 3600, remoteChangePollingInterval: .seconds(1), pruningRule: .mergedByEveryAuthorOrOld)
+    /// ```
+    ///
     /// - Parameters:
     ///   - maxTransactionAge: How old history must be before pruning; a week when `nil`.
     ///   - remoteChangePollingInterval: How often to look for other processes' commits; every

@@ -28,6 +28,13 @@ public final class PreviewStack: DataStack {
 
     /// Creates an empty store of `schema` in memory, or a copy of a store file's contents.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let sample = Bundle.main.url(forResource: "Sample", withExtension: "sqlite")
+    /// let stack = try PreviewStack(try Schema([Movie.self]), contentsOf: sample)
+    /// ```
+    ///
     /// - Parameters:
     ///   - schema: The model.
     ///   - name: The container's name.
@@ -40,6 +47,12 @@ public final class PreviewStack: DataStack {
     }
 
     /// Creates an empty store in memory for the model made of `entities`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = try PreviewStack(entities: [Movie.self], contentsOf: sampleStoreURL)
+    /// ```
     ///
     /// - Throws: ``StrataError`` when the schema is invalid.
     public convenience init(entities: [ManagedObject.Type], name: String = "Preview", contentsOf storeURL: URL? = nil)

@@ -34,6 +34,12 @@ extension PersistentStore {
     /// (by default ``defaultDirectory``), created if it does not exist (as the stack kit's
     /// `commonDirectory(in:)` does).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stores = try SQLiteStore.commonDirectory()   // <defaultDirectory>/CoreDataStores
+    /// ```
+    ///
     /// - Parameter directory: The base folder (by default ``defaultDirectory``).
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotWritable`` when the folder
     ///   cannot be created.
@@ -44,6 +50,8 @@ extension PersistentStore {
     /// The folder of the store named `storeName` in `configurationName` (`Default` when `nil`),
     /// `<directory>/CoreDataStores/<configuration or Default>/<storeName>`, created if it does
     /// not exist (the stack kit's `directory(forStoreName:configurationName:in:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let folder = try SQLiteStore.directory(forStoreName: "Movies", in: applicationSupport)
@@ -68,6 +76,8 @@ extension PersistentStore {
     /// The file of the store named `storeName`, `<store's folder>/<storeName>.<fileExtension>`;
     /// the store's folder is created if it does not exist (the stack kit's
     /// `url(forStoreName:configurationName:withExtension:in:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let url = try SQLiteStore.url(forStoreName: "Movies")
@@ -94,6 +104,13 @@ extension PersistentStore {
     /// Deletes the folder of the store named `storeName`, and so every file of it. Close every
     /// container that has the store open first.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try container.close()
+    /// try SQLiteStore.delete(forStoreName: "Movies")
+    /// ```
+    ///
     /// - Parameters:
     ///   - storeName: The store's name.
     ///   - configurationName: Its configuration; `nil` for the default one.
@@ -108,6 +125,12 @@ extension PersistentStore {
 
     /// Deletes the `CoreDataStores` folder in `directory` (by default ``defaultDirectory``) and
     /// every store in it. Close every container that has one of them open first.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try SQLiteStore.deleteAll(in: testFolder)   // testFolder/CoreDataStores and every store in it
+    /// ```
     ///
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotWritable`` when it exists and
     ///   cannot be removed.

@@ -8,7 +8,7 @@ import Foundation
 ///     let stack = try TestingStack(entities: [Movie.self], testName: "importingTwiceUpdates")
 ///     defer { try? stack.destroy() }
 ///     let context = stack.backgroundContext(author: "import")
-///     ...
+///     // import twice into context, then expect one movie
 /// }
 /// ```
 ///
@@ -32,6 +32,12 @@ public final class TestingStack: DataStack {
 
     /// Creates a fresh store of `schema` for the test named `testName`.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = try TestingStack(try Schema([Movie.self]), bundle: .module, testName: "deletingAMovieDeletesItsReviews")
+    /// ```
+    ///
     /// - Parameters:
     ///   - schema: The model.
     ///   - bundle: The bundle whose identifier names the folder of all testing stores.
@@ -50,6 +56,12 @@ public final class TestingStack: DataStack {
 
     /// Creates a fresh store for the model made of `entities`.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = try TestingStack(entities: [Movie.self, Review.self], testName: "deletingAMovieDeletesItsReviews")
+    /// ```
+    ///
     /// - Throws: ``StrataError`` when the schema is invalid, the folder cannot be made, or the
     ///   store cannot be opened.
     public convenience init(entities: [ManagedObject.Type], bundle: Bundle = .main, testName: String) throws {
@@ -57,6 +69,13 @@ public final class TestingStack: DataStack {
     }
 
     /// Closes the container and deletes the test's folder.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stack = try TestingStack(entities: [Movie.self], testName: "savingTwiceKeepsOneMovie")
+    /// defer { try? stack.destroy() }
+    /// ```
     ///
     /// - Throws: ``StrataError`` when the container cannot be closed or the folder removed.
     public func destroy() throws {

@@ -10,7 +10,7 @@ import Strata
 /// `strata_checked_integer` and `strata_checked_double` then refuse a result that its attribute
 /// cannot hold.
 extension PostgresDialect {
-    static func checkedUpdateValue(_ expression: String, for attribute: AttributeDescription) -> String {
+    package static func checkedUpdateValue(_ expression: String, for attribute: AttributeDescription) -> String {
         if attribute.type.isInteger {
             let range = attribute.type.integerRange ?? Int64.min...Int64.max
             return "strata_checked_integer((\(expression))::numeric, \(attribute.isOptional), \(range.lowerBound), \(range.upperBound))"
@@ -19,17 +19,17 @@ extension PostgresDialect {
     }
 
     /// Integer columns have widths here: a copy into one is checked for its range.
-    static func copiedUpdateValue(_ column: String, from source: AttributeDescription, to attribute: AttributeDescription) -> String {
+    package static func copiedUpdateValue(_ column: String, from source: AttributeDescription, to attribute: AttributeDescription) -> String {
         if attribute.type.isInteger { return checkedUpdateValue(column, for: attribute) }
         if source.isOptional && !attribute.isOptional { return "strata_required(\(column))" }
         return column
     }
 
-    static func arithmeticOperand(_ expression: String, for attribute: AttributeDescription) -> String {
+    package static func arithmeticOperand(_ expression: String, for attribute: AttributeDescription) -> String {
         "\(expression)::\(attribute.type.isInteger ? "numeric" : "float8")"
     }
 
-    static func quotient(_ dividend: String, _ divisor: String, integer: Bool) -> String {
+    package static func quotient(_ dividend: String, _ divisor: String, integer: Bool) -> String {
         integer ? "div(\(dividend), NULLIF(\(divisor), 0))" : "(\(dividend) / NULLIF(\(divisor), 0))"
     }
 

@@ -10,17 +10,17 @@ import Strata
 /// translated, `MATCHES` runs when its pattern means the same to PostgreSQL's engine (else a
 /// typed error), and `NULL`s sort first, as in SQLite. Binds are typed: a value compared with a
 /// column is converted to the column's type.
-enum PostgresDialect: SQLDialect {
-    typealias Arguments = PostgresBindings
+package enum PostgresDialect: SQLDialect {
+    package typealias Arguments = PostgresBindings
 
-    static let trueLiteral = "TRUE"
-    static let falseLiteral = "FALSE"
+    package static let trueLiteral = "TRUE"
+    package static let falseLiteral = "FALSE"
 
-    static func nullAsFalse(_ expression: String) -> String { "COALESCE(\(expression), FALSE)" }
+    package static func nullAsFalse(_ expression: String) -> String { "COALESCE(\(expression), FALSE)" }
 
     /// A placeholder for `value`, converted to the type of the columns of `kind`; `NULL` is a
     /// literal (an untyped parameter could not be inferred).
-    static func bind(_ value: AttributeValue, as kind: ValueKind?, to bindings: inout PostgresBindings) -> String {
+    package static func bind(_ value: AttributeValue, as kind: ValueKind?, to bindings: inout PostgresBindings) -> String {
         if value.isNull { return "NULL" }
         let converted: AttributeValue =
             switch (value, kind) {
@@ -36,15 +36,15 @@ enum PostgresDialect: SQLDialect {
     }
 
     /// JSON has no equality in PostgreSQL: JSON values compare as their text.
-    static func comparable(_ expression: String, kind: ValueKind) -> String {
+    package static func comparable(_ expression: String, kind: ValueKind) -> String {
         kind == .codable ? expression + "::text" : expression
     }
 
-    static func isNotDistinct(_ left: String, _ right: String) -> String { "\(left) IS NOT DISTINCT FROM \(right)" }
+    package static func isNotDistinct(_ left: String, _ right: String) -> String { "\(left) IS NOT DISTINCT FROM \(right)" }
 
-    static func isDistinct(_ left: String, _ right: String) -> String { "\(left) IS DISTINCT FROM \(right)" }
+    package static func isDistinct(_ left: String, _ right: String) -> String { "\(left) IS DISTINCT FROM \(right)" }
 
-    static func substringTest(_ comparison: ComparisonOperator, _ text: String, _ part: String) -> String {
+    package static func substringTest(_ comparison: ComparisonOperator, _ text: String, _ part: String) -> String {
         switch comparison {
         case .beginsWith: "starts_with(\(text), \(part))"
         case .endsWith: "right(\(text), length(\(part))) = \(part)"
@@ -53,7 +53,7 @@ enum PostgresDialect: SQLDialect {
     }
 
     /// - Throws: ``StrataError/Code/unsupportedPredicate`` for a pattern that is not a constant.
-    static func like(_ text: String, _ pattern: SQLPattern, to bindings: inout PostgresBindings) throws -> String {
+    package static func like(_ text: String, _ pattern: SQLPattern, to bindings: inout PostgresBindings) throws -> String {
         guard case .constant(let pattern) = pattern else {
             throw StrataError(
                 .unsupportedPredicate,
@@ -64,7 +64,7 @@ enum PostgresDialect: SQLDialect {
 
     /// - Throws: ``StrataError/Code/unsupportedPredicate`` for a pattern that is not a constant,
     ///   for options, or for a pattern PostgreSQL would read differently.
-    static func matches(
+    package static func matches(
         _ text: String, _ pattern: SQLPattern, options: ComparisonOptions, to bindings: inout PostgresBindings
     ) throws -> String {
         guard case .constant(let pattern) = pattern else {
@@ -81,7 +81,7 @@ enum PostgresDialect: SQLDialect {
         return "COALESCE(\(text) ~ \(bind(.string(translated), as: nil, to: &bindings)), FALSE)"
     }
 
-    static func jsonContains(
+    package static func jsonContains(
         _ column: String, _ wanted: AttributeValue, options: ComparisonOptions, to bindings: inout PostgresBindings
     ) -> String {
         let element = "e.value"
@@ -114,7 +114,7 @@ enum PostgresDialect: SQLDialect {
     /// `strata_double`), so the same in any order and with no overflow on the way; integer sums
     /// exact, and the nearest double when beyond `Int64`; averages from those sums; no rows sum
     /// to 0; the extremes of Booleans are `bool_and` and `bool_or`.
-    static func aggregate(_ collectionOperator: CollectionOperator, of column: String, kind: ValueKind) -> String {
+    package static func aggregate(_ collectionOperator: CollectionOperator, of column: String, kind: ValueKind) -> String {
         switch (collectionOperator, kind) {
         case (.count, _): return "COUNT(*)"
         case (.sum, .double):
@@ -135,30 +135,53 @@ enum PostgresDialect: SQLDialect {
         }
     }
 
+    /// Sums and averages exact in `numeric`; an integer sum as text (an integer, or the
+    /// nearest `Double` beyond `Int64`'s range); other sums and averages as `float8`.
+    package static func valuesAggregate(_ function: AggregateFunction, of column: String, kind: ValueKind, exactIntegerSums: Bool)
+        -> String
+    {
+        switch (function, kind) {
+        case (.count, _):
+            return "COUNT(\(column))"
+        case (.sum, .decimal), (.average, .decimal), (.min, _), (.max, _):
+            return aggregate(function.collectionOperator, of: column, kind: kind)
+        case (.sum, .integer):
+            let sum = "COALESCE(SUM(\(column)), 0)"
+            return "CASE WHEN \(sum) BETWEEN \(Int64.min) AND \(Int64.max) THEN \(sum)::text ELSE strata_double(\(sum))::text END"
+        case (.sum, _), (.average, _):
+            return "(" + aggregate(function.collectionOperator, of: column, kind: kind == .integer ? .integer : .double) + ")::float8"
+        }
+    }
+
+    /// JSON (Codable values) has no equality operator: compared as its text.
+    package static func comparableValue(_ expression: String, type: AttributeType) -> String {
+        type == .codable ? "\(expression)::text" : expression
+    }
+
     /// The server cannot give Foundation's localized order: such fetches sort on the client.
-    static let sortsLocalizedText = false
+    package static let sortsLocalizedText = false
 
     /// One array parameter, however many keys.
-    static func primaryKeyTest(_ column: String, in keys: [Int64], to bindings: inout PostgresBindings) -> String {
+    package static func primaryKeyTest(_ column: String, in keys: [Int64], to bindings: inout PostgresBindings) -> String {
         bindings.append(keys)
         return "\(column) = ANY($\(bindings.count))"
     }
 
     /// Converted to the column's type; JSON compares as text.
-    static func equalityValue(
+    package static func equalityValue(
         _ value: AttributeValue, forColumnOf type: AttributeType?, to bindings: inout PostgresBindings
     ) -> String {
         bindings.append(value: type.map { PostgresValueCoding.converted(value, toColumnOf: $0) } ?? value)
         return "$\(bindings.count)" + (type == .codable ? "::text" : "")
     }
 
-    static func limitClause(limit: Int?, offset: Int) -> String {
+    package static func limitClause(limit: Int?, offset: Int) -> String {
         (limit.map { " LIMIT \($0)" } ?? "") + (offset > 0 ? " OFFSET \(offset)" : "")
     }
 
     /// `NULL`s come first, as in SQLite and in memory; case-insensitive order folds as `[c]`
     /// does (localized order is sorted on the client: the server cannot give Foundation's).
-    static func orderTerm(_ column: String, kind: ValueKind, comparison: SortComparison, ascending: Bool) -> String {
+    package static func orderTerm(_ column: String, kind: ValueKind, comparison: SortComparison, ascending: Bool) -> String {
         var term = column
         if kind.isTextual, comparison == .caseInsensitive { term = folded(term, options: .caseInsensitive) }
         return term + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
@@ -168,7 +191,7 @@ enum PostgresDialect: SQLDialect {
 
     /// A Strata `LIKE` pattern (`*` any run, `?` one character, `\` escapes) as a PostgreSQL
     /// one (`%`, `_`, with `\` escaping PostgreSQL's own wildcards).
-    static func likePattern(_ pattern: String) -> String {
+    package static func likePattern(_ pattern: String) -> String {
         var result = ""
         var iterator = pattern.unicodeScalars.makeIterator()
         while let scalar = iterator.next() {
@@ -193,10 +216,10 @@ enum PostgresDialect: SQLDialect {
 }
 
 /// The query compiler of PostgreSQL stores.
-typealias PostgresQueryCompiler = SQLQueryCompiler<PostgresDialect>
+package typealias PostgresQueryCompiler = SQLQueryCompiler<PostgresDialect>
 
 /// A fetch plan compiled for PostgreSQL.
-typealias PostgresSelect = SQLSelect<PostgresDialect>
+package typealias PostgresSelect = SQLSelect<PostgresDialect>
 
 /// The batch-update compiler of PostgreSQL stores.
-typealias PostgresUpdateCompiler = SQLUpdateCompiler<PostgresDialect>
+package typealias PostgresUpdateCompiler = SQLUpdateCompiler<PostgresDialect>

@@ -53,41 +53,17 @@ extension PostgresStore {
     }
 
     /// The IDs of the rows a plan matches, in its order, without reading their values.
-    public func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID] {
-        let (keys, names) = try fetchPrimaryKeys(plan, includingEntityNames: true)
-        return zip(keys, names ?? []).map { ObjectID(entityName: $1, storeIdentifier: identifier, primaryKey: $0) }
-    }
+    public func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID] { try objectIDs(plan) }
 
     /// The primary keys (and, when asked, entity names) of the rows a plan matches.
     public func fetchPrimaryKeys(_ plan: FetchPlan, includingEntityNames: Bool) throws -> (
         keys: [Int64], entityNames: [String]?
     ) {
-        guard var query = try makeQuery(plan) else { return ([], includingEntityNames ? [] : nil) }
-        let (sql, sortKeyTypes) = query.primaryKeysSQL()
-        let kinds = Set(query.kinds)
-        var found: [(key: Int64, name: String, sortValues: [AttributeValue])] = []
-        for row in try read(sql: sql, query.arguments).rows {
-            let cells = row.makeRandomAccess()
-            guard let key = PostgresValueCoding.integer(cells[0]), let name = PostgresValueCoding.string(cells[1]), kinds.contains(name)
-            else { continue }
-            let sortValues = sortKeyTypes.enumerated().map { offset, type in
-                PostgresValueCoding.attributeValue(cells[2 + offset], type: type)
-            }
-            found.append((key, name, sortValues))
-        }
-        if !sortKeyTypes.isEmpty {
-            found = query.sortedOnClient(found, key: { $0.sortValues }, primaryKey: { $0.key })
-        }
-        return (found.map(\.key), includingEntityNames ? found.map(\.name) : nil)
+        try primaryKeys(plan, includingEntityNames: includingEntityNames)
     }
 
     /// The number of rows a plan matches, counted by the server.
-    public func count(_ plan: FetchPlan) throws -> Int {
-        guard var query = try makeQuery(plan) else { return 0 }
-        let sql = query.countSQL()
-        let result = try read(sql: sql, query.arguments)
-        return result.rows.first.flatMap { $0.makeRandomAccess().first.flatMap(PostgresValueCoding.integer) }.map { Int($0) } ?? 0
-    }
+    public func count(_ plan: FetchPlan) throws -> Int { try countRows(plan) }
 
     /// The members of one object's to-many relationship, in order for ordered relationships.
     public func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID] {
@@ -128,7 +104,7 @@ extension PostgresStore {
     // MARK: Queries
 
     /// Compiles a plan, or returns `nil` when it can match nothing.
-    func makeQuery(_ plan: FetchPlan) throws -> PostgresSelect? {
+    package func makeQuery(_ plan: FetchPlan) throws -> PostgresSelect? {
         try PostgresSelect(plan, schema: schema, layout: layout.base, storeIdentifier: identifier, arguments: PostgresBindings())
     }
 
@@ -136,6 +112,12 @@ extension PostgresStore {
     func read(sql: String, _ bindings: PostgresBindings) throws -> PostgresQueryResult {
         instrumentation.metrics.fetches.increment()
         return try withSession { session in try session.query(sql, bindings) }
+    }
+
+    /// Runs a query on the preparing save's connection, or on one of the pool, and calls
+    /// `body` with each row.
+    package func readRows(sql: String, arguments: PostgresBindings, _ body: (PostgresRowReader) throws -> Void) throws {
+        for row in try read(sql: sql, arguments).rows { try body(PostgresRowReader(cells: row.makeRandomAccess())) }
     }
 
 }

@@ -15,6 +15,8 @@ package struct ResolvedValuesRequest {
         case aggregate(AggregateFunction, ResolvedSort, ValueKind)
     }
 
+    /// The entity whose rows are read.
+    package var entityName: String
     /// The result columns, in the request's order.
     package var columns: [Column]
     /// The attributes the rows are grouped by.
@@ -30,6 +32,7 @@ package struct ResolvedValuesRequest {
     ///   count with no key.
     package init(_ request: StoreValuesRequest, schema: Schema) throws {
         let entity = request.plan.entity
+        entityName = entity.name
         var resolver = PredicateResolver(schema: schema, entity: entity)
         columns = []
         for column in request.columns {

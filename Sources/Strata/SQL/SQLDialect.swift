@@ -60,6 +60,20 @@ package protocol SQLDialect {
     /// and averages, no rows summing to 0.
     static func aggregate(_ collectionOperator: CollectionOperator, of column: String, kind: ValueKind) -> String
 
+    /// An aggregate column of a values fetch (sum, average, minimum or maximum; counts are
+    /// `COUNT` everywhere): decimal sums and averages exact, as ``AttributeType/decimal``;
+    /// integer sums as ``SQLValuesColumn/integerSum`` reads them; other sums and averages as
+    /// doubles; minimums and maximums in the attribute's order.
+    ///
+    /// - Parameter exactIntegerSums: Whether an integer sum must not fail when it leaves
+    ///   `Int64`'s range (a store whose plain sum throws then retries with it).
+    static func valuesAggregate(_ function: AggregateFunction, of column: String, kind: ValueKind, exactIntegerSums: Bool)
+        -> String
+
+    /// A selected value as `DISTINCT` and `GROUP BY` compare it: itself, or a form the database
+    /// can compare (PostgreSQL has no equality for JSON).
+    static func comparableValue(_ expression: String, type: AttributeType) -> String
+
     /// One `ORDER BY` term, ordering as the in-memory evaluator does (`NULL`s first).
     static func orderTerm(_ column: String, kind: ValueKind, comparison: SortComparison, ascending: Bool) -> String
 

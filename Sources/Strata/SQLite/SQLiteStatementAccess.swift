@@ -139,7 +139,7 @@ struct StatementBinder {
 ///
 /// Reading never traps: a column of an unexpected kind (a file another program wrote) reads as
 /// `nil` or ``AttributeValue/null``.
-struct StatementRows {
+package struct StatementRows: SQLRowReading {
     let statement: Statement
     let handle: SQLiteStatement
     let database: Database
@@ -232,6 +232,20 @@ struct StatementRows {
         default:
             return .null
         }
+    }
+
+    package func int64(at column: Int) -> Int64? { int64(at: Int32(column)) }
+
+    package func entityName(at column: Int, among names: [String]) -> String? { entityName(at: Int32(column), among: names) }
+
+    package func attributeValue(at column: Int, type: AttributeType) -> AttributeValue {
+        attributeValue(at: Int32(column), type: type)
+    }
+
+    /// `SUM`'s integer, or the `REAL` `strata_integer_sum` gives beyond `Int64`'s range.
+    package func integerSum(at column: Int) -> AttributeValue {
+        sqlite3_column_type(handle, Int32(column)) == SQLITE_FLOAT
+            ? .double(sqlite3_column_double(handle, Int32(column))) : attributeValue(at: Int32(column), type: .integer64)
     }
 
     private func text(at column: Int32) -> String {

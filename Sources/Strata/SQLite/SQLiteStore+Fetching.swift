@@ -76,43 +76,28 @@ extension SQLiteStore {
     }
 
     /// The IDs of the rows a plan matches, in its order, without reading their values.
-    public func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID] {
-        let (keys, names) = try fetchPrimaryKeys(plan, includingEntityNames: true)
-        return zip(keys, names ?? []).map { ObjectID(entityName: $1, storeIdentifier: identifier, primaryKey: $0) }
-    }
+    public func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID] { try objectIDs(plan) }
 
     /// The primary keys (and, when asked, entity names) of the rows a plan matches, read
     /// without making an ID per row.
     public func fetchPrimaryKeys(_ plan: FetchPlan, includingEntityNames: Bool) throws -> (
         keys: [Int64], entityNames: [String]?
     ) {
-        guard var query = try makeQuery(plan) else { return ([], includingEntityNames ? [] : nil) }
-        let sql = query.primaryKeysSQL().sql
-        let values = query.arguments
-        let kinds = query.kinds
-        return try read(sql: sql) { db in
-            var keys: [Int64] = []
-            var names: [String] = []
-            try StatementRows(db, sql: sql, values: values).forEach { row in
-                guard let key = row.int64(at: 0), let entityName = row.entityName(at: 1, among: kinds) else { return }
-                if includingEntityNames { names.append(entityName) }
-                keys.append(key)
-            }
-            return (keys, includingEntityNames ? names : nil)
-        }
+        try primaryKeys(plan, includingEntityNames: includingEntityNames)
     }
 
     /// The number of rows a plan matches, counted by SQLite.
-    public func count(_ plan: FetchPlan) throws -> Int {
-        guard var query = try makeQuery(plan) else { return 0 }
-        let sql = query.countSQL()
-        let arguments = StatementArguments(query.arguments)
-        return try read(sql: sql) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
-    }
+    public func count(_ plan: FetchPlan) throws -> Int { try countRows(plan) }
 
     /// Compiles a plan, or returns `nil` when it can match nothing.
-    func makeQuery(_ plan: FetchPlan) throws -> SQLiteSelect? {
+    package func makeQuery(_ plan: FetchPlan) throws -> SQLiteSelect? {
         try SQLiteSelect(plan, schema: schema, layout: layout, storeIdentifier: identifier, arguments: [])
+    }
+
+    /// Runs a query on a reader (inside a save's preparation, on the writer) and calls `body`
+    /// with each row.
+    package func readRows(sql: String, arguments: [DatabaseValue], _ body: (StatementRows) throws -> Void) throws {
+        try read(sql: sql) { db in try StatementRows(db, sql: sql, values: arguments).forEach(body) }
     }
 
     /// The members of one object's to-many relationship, in order for ordered relationships.
@@ -303,93 +288,21 @@ final class RowDecoder {
     }
 }
 
-extension SQLiteStore {
+/// Counts, keys and values through the queries every SQL store shares.
+extension SQLiteStore: SQLStore {
+    package typealias Dialect = SQLiteDialect
+    package typealias RowReader = StatementRows
+
     /// Property values and aggregates computed by SQLite, one array per row or group.
     public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
         do {
-            return try fetchValues(request, exactIntegerSums: false)
+            return try values(request, exactIntegerSums: false)
         } catch let error as StrataError
             where (error.underlyingError as? DatabaseError)?.message == "integer overflow"
         {
             // SQLite's SUM fails when an integer sum leaves Int64's range, even on the way back;
             // the exact sum (a Swift aggregate, slower than SUM) is only needed then.
-            return try fetchValues(request, exactIntegerSums: true)
-        }
-    }
-
-    /// ``fetchValues(_:)``, with integer sums by SQLite's `SUM` or by ``IntegerSum``; the latter
-    /// returns a `REAL` for a sum beyond `Int64`'s range.
-    private func fetchValues(_ request: StoreValuesRequest, exactIntegerSums: Bool) throws -> [[AttributeValue]] {
-        guard var query = try makeQuery(request.plan) else { return [] }
-        let resolved = try ResolvedValuesRequest(request, schema: schema)
-        var expressions: [String] = []
-        var types: [AttributeType] = []
-        // Columns of integer sums, which are doubles when beyond Int64's range.
-        var integerSums: Set<Int> = []
-        for column in resolved.columns {
-            switch column {
-            case .property(let target):
-                expressions.append(query.compiler.propertyColumn(steps: target.steps, number: target.number))
-                types.append(target.type)
-            case .countRows:
-                expressions.append("COUNT(*)")
-                types.append(.integer64)
-            case .aggregate(let function, let target, let kind):
-                let column = query.compiler.propertyColumn(steps: target.steps, number: target.number)
-                switch (function, kind) {
-                case (.count, _):
-                    expressions.append("COUNT(\(column))")
-                    types.append(.integer64)
-                case (.sum, .decimal), (.average, .decimal):
-                    expressions.append(
-                        function == .sum ? "strata_decimal_sum(\(column))" : "strata_decimal_avg(\(column))")
-                    types.append(.decimal)
-                case (.sum, .integer):
-                    integerSums.insert(expressions.count)
-                    expressions.append(
-                        exactIntegerSums ? "strata_integer_sum(\(column))" : "IFNULL(SUM(\(column)), 0)")
-                    types.append(.integer64)
-                case (.sum, _):
-                    expressions.append("TOTAL(\(column))")
-                    types.append(.double)
-                case (.average, _):
-                    expressions.append("AVG(\(column))")
-                    types.append(.double)
-                case (.min, _), (.max, _):
-                    let collate = kind == .decimal ? " COLLATE \(SQLiteFunctions.decimalCollation)" : ""
-                    expressions.append("\(function == .min ? "MIN" : "MAX")(\(column)\(collate))")
-                    types.append(target.type)
-                }
-            }
-        }
-        let groupTerms = resolved.groupBy.map { query.compiler.propertyColumn(steps: $0.steps, number: $0.number) }
-        let groupBy = groupTerms.isEmpty ? "" : " GROUP BY " + groupTerms.joined(separator: ", ")
-        let isAggregate = resolved.isAggregate
-        // An aggregate over all rows has no row order; groups come in the order of their keys.
-        if isAggregate && groupTerms.isEmpty { query.sorts = [] }
-        let groupOrder =
-            !groupTerms.isEmpty && query.sorts.isEmpty ? " ORDER BY " + groupTerms.joined(separator: ", ") : nil
-        let body = query.sql(withOrder: !isAggregate || !query.sorts.isEmpty, groupBy: groupBy, order: groupOrder)
-        let sql =
-            "SELECT " + (request.returnsDistinctResults ? "DISTINCT " : "") + expressions.joined(separator: ", ") + body
-        let arguments = StatementArguments(query.arguments)
-        return try read(sql: sql) { db in
-            var rows: [[AttributeValue]] = []
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try cursor.next() {
-                var values: [AttributeValue] = []
-                values.reserveCapacity(types.count)
-                for (index, type) in types.enumerated() {
-                    let value: DatabaseValue = row[index]
-                    if integerSums.contains(index), case .double(let number) = value.storage {
-                        values.append(.double(number))
-                    } else {
-                        values.append(SQLiteValueCoding.attributeValue(value, type: type))
-                    }
-                }
-                rows.append(values)
-            }
-            return rows
+            return try values(request, exactIntegerSums: true)
         }
     }
 }

@@ -199,7 +199,7 @@ extension PostgresStore {
         configuration.pool.maximumConnections = 1
         return try PostgresConnectionPool(
             configuration: configuration,
-            instrumentation: StoreInstrumentation(description: StoreDescription(kind: .inMemory), kind: "postgres", name: configuration.schemaName),
+            instrumentation: .silent(kind: "postgres", name: configuration.schemaName),
             sessionSetup: ["SET search_path TO \(quoted(configuration.schemaName))"])
     }
 

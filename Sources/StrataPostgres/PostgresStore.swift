@@ -80,8 +80,7 @@ public final class PostgresStore: PersistentStore {
         configuration: PostgresConfiguration, schema: Schema, isReadOnly: Bool = false,
         persistentHistoryTracking: Bool = false, logger: Logger? = nil
     ) throws {
-        var description = StoreDescription(kind: .inMemory)
-        description.logger = logger
+        let description = StoreDescription.postgres(configuration, logger: logger)
         try self.init(
             configuration: configuration, schema: schema, isReadOnly: isReadOnly,
             persistentHistoryTracking: persistentHistoryTracking,
@@ -349,8 +348,7 @@ extension PostgresStore {
     /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` when the schema holds
     ///   tables of something else, or the connection errors.
     public static func recordedSchema(configuration: PostgresConfiguration, logger: Logger? = nil) throws -> Schema? {
-        var description = StoreDescription(kind: .inMemory)
-        description.logger = logger
+        let description = StoreDescription.postgres(configuration, logger: logger)
         let pool = try PostgresConnectionPool(
             configuration: configuration,
             instrumentation: StoreInstrumentation(description: description, kind: "postgres", name: configuration.schemaName),

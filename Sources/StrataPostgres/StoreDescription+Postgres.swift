@@ -66,7 +66,7 @@ extension StoreDescription {
         persistentHistoryTracking: Bool = false, logger: Logger? = nil
     ) -> StoreDescription {
         var description = StoreDescription(
-            kind: .custom(PostgresStoreProvider(configuration: configuration)),
+            provider: PostgresStoreProvider(configuration: configuration),
             configuration: storeConfiguration, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
         description.logger = logger
         return description

@@ -24,7 +24,7 @@ import Testing
             #expect(configuration.pool.maximumConnections == 16)
             #expect(configuration.pool.connectTimeout == .seconds(3))
             #expect(!configuration.description.contains("s3cr"))
-            #expect(!StoreDescription.postgres(configuration).kind.description.contains("s3cr"))
+            #expect(!StoreDescription.postgres(configuration).provider.description.contains("s3cr"))
             for bad in ["mysql://a@b/c", "postgres://a:secret@/c", "postgres://a:secret@h", "postgres://a:secret@h/d?sslmode=sometimes",
                 "postgres://a:secret@h/d?colour=blue", "postgres://a:secret@h/d?schema=bad-name"]
             {

@@ -21,11 +21,20 @@ public enum CoreDataImport {
     /// The versions of `bundle` whose table layout fits the Core Data store at `url` (0 or 1
     /// expected; versions that differ only in what the layout does not show — optionality,
     /// defaults, validation — all fit).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let bundle = try XcodeModelBundle.load(contentsOf: modelURL)   // Movies.xcdatamodeld
+    /// let fitting = try CoreDataImport.versions(of: bundle, forStoreAt: coreDataURL)
+    /// print(fitting.map(\.name))   // ["Movies 2"]
+    /// ```
     public static func versions(of bundle: XcodeModelBundle, forStoreAt url: URL) throws -> [XcodeModel] {
         var fitting: [XcodeModel] = []
+        let source = StoreDescription.sqlite(url).coreDataProvider
         for version in bundle.versions {
             do {
-                try StoreDescription.checkCoreDataStore(at: url, schema: version.schema)
+                try source?.checkCoreDataStore(writtenWith: version.schema)
                 fitting.append(version)
             } catch let error as StrataError where error.code == .incompatibleSchema {
                 continue
@@ -75,7 +84,10 @@ public enum CoreDataImport {
     public static func importStore(
         at source: URL, schema: Schema, to destination: URL, progress: ((Progress) -> Void)? = nil
     ) throws -> Int {
-        try PersistentContainer.importCoreDataStore(at: source, schema: schema, to: destination, progress: progress)
+        guard let provider = StoreDescription.sqlite(source).coreDataProvider else {
+            throw StrataError(.notAStore, "\(source.path) cannot hold a Core Data store.", fileURL: source)
+        }
+        return try PersistentContainer.importCoreDataStore(provider, schema: schema, to: destination, progress: progress)
     }
 
     /// Opens the Core Data store at `source`, written with `schema`, read-only: a container

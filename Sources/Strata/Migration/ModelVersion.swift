@@ -170,7 +170,7 @@ extension ModelVersion {
             return try coreDataVersions(of: description)
         }
         guard let recorded else {
-            throw StrataError(.storeNotWritable, "There is no store to detect the version of: \(description.kind).")
+            throw StrataError(.storeNotWritable, "There is no store to detect the version of: \(description.provider).")
         }
         return try allCases.filter { try $0.modelVersion.versionHash == recorded.versionHash }
     }
@@ -179,10 +179,10 @@ extension ModelVersion {
     /// Data records no schema Strata can compare; its tables show entities, properties and
     /// relationships).
     private static func coreDataVersions(of description: StoreDescription) throws -> [Self] {
-        guard case .sqlite(let url) = description.kind else { return [] }
+        guard let source = description.coreDataProvider else { return [] }
         return try allCases.filter { version in
             do {
-                try StoreDescription.checkCoreDataStore(at: url, schema: try version.modelVersion)
+                try source.checkCoreDataStore(writtenWith: try version.modelVersion)
                 return true
             } catch let error as StrataError where error.code == .incompatibleSchema {
                 return false

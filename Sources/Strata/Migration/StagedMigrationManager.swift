@@ -74,12 +74,19 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
         guard let source = before.max(by: { (versions.firstIndex(of: $0) ?? 0) < (versions.firstIndex(of: $1) ?? 0) }) ?? detected.first else {
             throw StrataError(
                 .migrationFailed,
-                "The store \(description.kind) was written with a schema that matches none of \(Version.self)'s versions (\(Version.allCases.map(\.versionName).joined(separator: ", "))).")
+                "The store \(description.provider) was written with a schema that matches none of \(Version.self)'s versions (\(Version.allCases.map(\.versionName).joined(separator: ", "))).")
         }
         return try plan(from: source, to: target)
     }
 
     /// The stages from `source` to `target`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try Versions.migrationManager().plan(from: .v1, to: .v3)
+    /// for (stage, changes) in zip(plan.stages, plan.changes) { print(stage.label, changes) }
+    /// ```
     public func plan(from source: Version, to target: Version) throws -> MigrationPlan<Version> {
         let versions = Array(Version.allCases)
         guard let start = versions.firstIndex(of: source), let end = versions.firstIndex(of: target) else {
@@ -141,12 +148,20 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
     }
 
     /// Migrates the store `description` names (see ``migrateStore(at:to:progress:)``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // A PostgreSQL database (import StrataPostgres):
+    /// let description = try StoreDescription.postgres(url: "postgres://app@db.internal/movies")
+    /// try Versions.migrationManager().migrateStore(description, to: .v3)
+    /// ```
     @discardableResult
     public func migrateStore(
         _ description: StoreDescription, to target: Version = .currentVersion,
         progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws -> MigrationPlan<Version> {
-        try description.withExclusiveAccess { try migrateExclusively(description, to: target, progress: progress) }
+        try description.provider.withExclusiveAccess { try migrateExclusively(description, to: target, progress: progress) }
     }
 
     /// Migrates the store, which nothing else has open.
@@ -177,15 +192,15 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
         guard !plan.stages.isEmpty else { return plan }
         let count = steps.count
         guard plan.stages.contains(where: \.isCustom) else {
-            try description.migrateStoreSchema(steps) { number, rows in
+            _ = try description.provider.migrateStoreSchema(steps) { number, rows in
                 progress?(MigrationProgress(stage: number + 1, stageCount: count, label: steps[number].label, phase: "schema", rows: rows))
             }
             return plan
         }
         let copy = try description.makeMigrationCopy()
-        defer { copy.removeMigrationCopy() }
+        defer { copy.provider.removeMigrationCopy() }
         try runStages(plan, steps, on: copy, progress: progress)
-        try description.replaceStore(withMigratedCopy: copy)
+        try description.provider.replaceStore(withMigratedCopy: copy.provider)
         return plan
     }
 
@@ -205,7 +220,7 @@ public struct StagedMigrationManager<Version: ModelVersion>: Sendable {
                 try run(pre, of: stage, phase: "pre-migration", on: copy, schema: step.source)
             }
             report("schema")
-            let rows = try copy.migrateStoreSchema([step])
+            let rows = try copy.provider.migrateStoreSchema([step]) { _, _ in }
             report("schema", rows: rows)
             if let post = stage.postMigration {
                 report("post-migration")

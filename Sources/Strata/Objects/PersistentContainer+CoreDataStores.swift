@@ -3,31 +3,20 @@ import Foundation
 /// SQLite files that Core Data wrote: imported into new Strata stores, opened read-only as
 /// in-memory copies, or converted in place when a container opens one for writing.
 extension PersistentContainer {
-    /// Imports the Core Data store at `source`, written with `schema`, into a new Strata store
+    /// Imports the Core Data store `source` opens, written with `schema`, into a new Strata store
     /// at `destination`, in one go: the new store appears complete, or not at all (see
     /// ``CoreDataImport/importStore(at:schema:to:progress:)``).
     ///
     /// - Returns: The number of objects imported.
     @discardableResult
     static func importCoreDataStore(
-        at source: URL, schema: Schema, to destination: URL, progress: ((StoreImportProgress) -> Void)?
+        _ source: any CoreDataStoreProvider, schema: Schema, to destination: URL, progress: ((StoreImportProgress) -> Void)?
     ) throws -> Int {
-        guard !FileManager.default.fileExists(atPath: destination.path) else {
-            throw StrataError(
-                .storeNotWritable, "\(destination.path) exists; import into a new file.", fileURL: destination)
-        }
-        let folder = destination.deletingLastPathComponent()
-        let building = folder.appendingPathComponent(".\(destination.lastPathComponent)-\(UUID().uuidString).strata-importing")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }
-        }
-        // The source's layout is checked before anything is written.
-        let count = try StoreDescription.readCoreDataStore(at: source, schema: schema) { snapshot in
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let container = try PersistentContainer(name: "Import", schema: schema, storeDescriptions: [.sqlite(building)])
+        try source.importCoreDataStore(writtenWith: schema, to: destination) { snapshot, building in
+            let container = try PersistentContainer(name: "Import", schema: schema, storeDescriptions: [building])
             do {
                 var importer = StoreSnapshotImporter(
-                    schema: schema, source: source, context: container.newBackgroundContext(), progress: progress)
+                    schema: schema, source: source.url, context: container.newBackgroundContext(), progress: progress)
                 let count = try importer.run(snapshot)
                 try container.close()
                 return count
@@ -36,32 +25,21 @@ extension PersistentContainer {
                 throw error
             }
         }
-        // A journal or WAL left by a deleted store of that name would be replayed into the new one.
-        for suffix in ["-journal", "-wal", "-shm"] where !FileManager.default.fileExists(atPath: destination.path) {
-            try? FileManager.default.removeItem(atPath: destination.path + suffix)
-        }
-        guard link(building.path, destination.path) == 0 else {
-            throw StrataError(
-                .storeNotWritable, "Cannot put the imported store at \(destination.path); it may exist now.",
-                fileURL: destination)
-        }
-        return count
     }
 
     /// Opens the Core Data store `description` names for a container holding `schema`: a
     /// read-only description gets an in-memory copy (the file is only read); any other
     /// converts the file in place, then opens it.
     static func openCoreDataStore(_ description: StoreDescription, schema: Schema) throws -> any PersistentStore {
-        guard case .sqlite(let url) = description.kind else { return try description.makeStore(schema: schema) }
+        guard let source = description.coreDataProvider else { return try description.makeStore(schema: schema) }
         if description.isReadOnly {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "strata-coredata-\(UUID().uuidString)", isDirectory: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let copy = folder.appendingPathComponent(url.lastPathComponent)
-            try importCoreDataStore(at: url, schema: schema, to: copy, progress: nil)
+            let copy = folder.appendingPathComponent(source.url?.lastPathComponent ?? "Store.sqlite")
+            try importCoreDataStore(source, schema: schema, to: copy, progress: nil)
             var inMemory = description
-            inMemory.kind = .inMemory
-            inMemory.initialContentsURL = copy
+            inMemory.provider = StoreDescription.inMemory(copyOf: copy).provider
             return try inMemory.makeStore(schema: schema)
         }
         try convertCoreDataStore(description, writtenWith: schema)
@@ -88,7 +66,7 @@ extension PersistentContainer {
         _ description: StoreDescription, writtenWith schema: Schema,
         progress: ((StoreImportProgress) -> Void)? = nil, migrate: ((StoreDescription) throws -> Void)? = nil
     ) throws {
-        try description.withExclusiveAccess {
+        try description.provider.withExclusiveAccess {
             try convertCoreDataStoreExclusively(description, writtenWith: schema, progress: progress, migrate: migrate)
         }
     }
@@ -99,29 +77,19 @@ extension PersistentContainer {
         _ description: StoreDescription, writtenWith schema: Schema,
         progress: ((StoreImportProgress) -> Void)? = nil, migrate: ((StoreDescription) throws -> Void)? = nil
     ) throws {
-        do {
-            // Another process may have converted it while this one waited.
-            guard description.isCoreDataStore, case .sqlite(let url) = description.kind,
-                let converted = description.makeConversionURL()
-            else { return }
-            defer { SQLiteStoreFiles.remove(converted) }
-            try importCoreDataStore(at: url, schema: schema, to: converted, progress: progress)
-            if let migrate {
-                var target = description
-                target.kind = .sqlite(converted)
-                target.isPersistentHistoryTrackingEnabled = false
-                target.remoteChangePollingInterval = nil
-                try migrate(target)
-            }
-            try description.replaceCoreDataStore(withConverted: converted, keepingOriginal: description.keepsConvertedCoreDataStore)
+        // Another process may have converted it while this one waited.
+        guard let source = description.coreDataProvider, source.isCoreDataStore,
+            let converted = source.makeConversionTarget(), let convertedURL = converted.url
+        else { return }
+        defer { source.removeConversionTarget(converted) }
+        try importCoreDataStore(source, schema: schema, to: convertedURL, progress: progress)
+        if let migrate {
+            var target = description
+            target.provider = converted
+            target.isPersistentHistoryTrackingEnabled = false
+            target.remoteChangePollingInterval = nil
+            try migrate(target)
         }
-    }
-}
-
-/// Files of an SQLite store, as the object layer removes a scratch store it made.
-enum SQLiteStoreFiles {
-    /// Removes the store at `url` with its journal, WAL and shared-memory files.
-    static func remove(_ url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        try source.replaceCoreDataStore(withConverted: converted, keepingOriginal: description.keepsConvertedCoreDataStore)
     }
 }

@@ -168,7 +168,8 @@ public final class PersistentContainer: Sendable {
         let store: any PersistentStore
         do {
             store = try description.makeStore(schema: storeSchema)
-            description.finishInterruptedCoreDataConversion()
+            description.coreDataProvider?.finishInterruptedCoreDataConversion(
+                keepingOriginal: description.keepsConvertedCoreDataStore)
         } catch let error as StrataError where error.code == .notAStore && description.isCoreDataStore {
             // A store Core Data wrote: converted in place (or, read-only, copied into memory).
             store = try openCoreDataStore(description, schema: storeSchema)
@@ -501,7 +502,7 @@ extension PersistentContainer.StoreEntry {
         let configuration = PersistentContainer.normalized(configurationName)
         guard PersistentContainer.normalized(description.configuration) == configuration else { return false }
         if let name { return name == storeName }
-        guard case .sqlite(let url) = description.kind else { return false }
+        guard let url = description.url else { return false }
         // `<configuration or Default>/<storeName>/<storeName>.<extension>`, under any base folder.
         let components = url.standardizedFileURL.pathComponents
         guard components.count >= 3 else { return false }

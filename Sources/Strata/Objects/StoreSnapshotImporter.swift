@@ -4,7 +4,8 @@ import Foundation
 /// relationships, each batch saved and forgotten.
 struct StoreSnapshotImporter {
     let schema: Schema
-    let source: URL
+    /// The store's file, for messages.
+    let source: URL?
     let context: ObjectContext
     let progress: ((StoreImportProgress) -> Void)?
     /// Each imported object's entity (its index in the schema) and Strata key, by root
@@ -19,7 +20,7 @@ struct StoreSnapshotImporter {
     /// each batch.
     static let batchSize = 2_000
 
-    init(schema: Schema, source: URL, context: ObjectContext, progress: ((StoreImportProgress) -> Void)?) {
+    init(schema: Schema, source: URL?, context: ObjectContext, progress: ((StoreImportProgress) -> Void)?) {
         self.schema = schema
         self.source = source
         self.context = context

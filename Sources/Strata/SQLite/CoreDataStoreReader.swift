@@ -543,16 +543,3 @@ public struct CoreDataStoreReader: Sendable {
 }
 
 extension CoreDataStoreReader.Snapshot: ImportedStoreSnapshot {}
-
-extension StoreDescription {
-    /// Runs `body` with one consistent view of the Core Data store at `url`, written with
-    /// `schema`, after checking its layout (see ``CoreDataStoreReader``).
-    static func readCoreDataStore<T>(at url: URL, schema: Schema, _ body: (any ImportedStoreSnapshot) throws -> T) throws -> T {
-        try CoreDataStoreReader(url: url, schema: schema).read { try body($0) }
-    }
-
-    /// Throws unless the Core Data store at `url` has the layout `schema` gives.
-    package static func checkCoreDataStore(at url: URL, schema: Schema) throws {
-        _ = try CoreDataStoreReader(url: url, schema: schema)
-    }
-}

@@ -61,19 +61,20 @@ open class DefaultCoreDataStack: CoreDataStack {
         model: Schema, storeType: StoreType = .sqlite, configurationName: String? = nil, storeURL: URL?,
         options: StoreOptions? = nil
     ) throws {
-        let kind: StoreDescription.Kind
+        let location: StoreDescription
         if storeType.fileExtension != nil {
             guard let storeURL else {
                 throw StrataError(.storeError, "An \(storeType) store needs a URL; pass storeURL, or use init(modelName:) to place it by name.")
             }
-            kind = .sqlite(storeURL)
+            location = .sqlite(storeURL)
         } else {
-            kind = .inMemory
+            location = .inMemory
         }
         let options = options ?? StoreOptions()
         let description = StoreDescription(
-            kind: kind, configuration: configurationName, remoteChangePollingInterval: options.remoteChangePollingInterval,
-            isReadOnly: options.isReadOnly, isPersistentHistoryTrackingEnabled: options.persistentHistoryTracking)
+            provider: location.provider, configuration: configurationName,
+            remoteChangePollingInterval: options.remoteChangePollingInterval, isReadOnly: options.isReadOnly,
+            isPersistentHistoryTrackingEnabled: options.persistentHistoryTracking)
         let container = try PersistentContainer(
             name: storeURL?.deletingPathExtension().lastPathComponent ?? "Store", schema: model,
             storeDescriptions: [description])

@@ -25,17 +25,17 @@ public struct StoreType: Sendable, Hashable, CustomStringConvertible {
     func storeDescription(
         storeName: String, configurationName: String?, in directory: URL, options: StoreOptions
     ) -> StoreDescription {
-        let kind: StoreDescription.Kind
+        let location: StoreDescription
         if let fileExtension {
-            kind = .sqlite(
+            location = .sqlite(
                 StoreLocation.url(
                     forStoreName: storeName, configurationName: configurationName, withExtension: fileExtension,
                     in: directory))
         } else {
-            kind = .inMemory
+            location = .inMemory
         }
         return StoreDescription(
-            kind: kind, configuration: configurationName,
+            provider: location.provider, configuration: configurationName,
             remoteChangePollingInterval: options.remoteChangePollingInterval, isReadOnly: options.isReadOnly,
             isPersistentHistoryTrackingEnabled: options.persistentHistoryTracking)
     }

@@ -70,7 +70,7 @@ public struct ImportedLinkPair: Sendable, Hashable {
 
 /// One consistent view of a store of another program, read object by object
 /// (``CoreDataStoreReader/Snapshot``): how importers above the store layer read it.
-protocol ImportedStoreSnapshot {
+package protocol ImportedStoreSnapshot {
     /// The number of objects in the store.
     func objectCount() throws -> Int
     /// Calls `body` with every object, one at a time.

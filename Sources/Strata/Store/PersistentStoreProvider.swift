@@ -1,10 +1,10 @@
 import Foundation
 
-/// Opens stores of a kind that lives outside Strata's core module: what
-/// ``StoreDescription/Kind/custom(_:)`` holds.
+/// Opens, reads and migrates the stores of one kind: what a ``StoreDescription`` holds.
 ///
-/// `StrataPostgres` provides PostgreSQL this way, so that containers, contexts and everything
-/// above them open a PostgreSQL store exactly as they open an SQLite file, and SQLite-only
+/// Every store comes in this way: ``SQLiteStoreProvider`` opens SQLite files and stores in
+/// memory, `StrataPostgres`'s `PostgresStoreProvider` PostgreSQL schemas, so that containers,
+/// contexts, migrations and everything above them open any store exactly alike, and SQLite-only
 /// programs never build a PostgreSQL driver. Implement it to plug in a store of your own: make a
 /// ``PersistentStore`` that passes `StrataTesting`'s `StoreConformanceSuite`, and a provider
 /// that opens it.
@@ -19,7 +19,7 @@ import Foundation
 /// }
 /// let container = try PersistentContainer(
 ///     name: "Movies", schema: schema,
-///     storeDescriptions: [StoreDescription(kind: .custom(MyStoreProvider(endpoint: "…")))])
+///     storeDescriptions: [StoreDescription(provider: MyStoreProvider(endpoint: "…"))])
 /// ```
 ///
 /// Two descriptions whose providers are equal name the same store. A provider's
@@ -40,6 +40,10 @@ public protocol PersistentStoreProvider: Sendable, Hashable, CustomStringConvert
     ///
     /// The default returns `nil`: the store is then always opened with the current schema.
     func recordedSchema() throws -> Schema?
+
+    /// The store's file, for a store kept in one file; `nil` (the default) for any other.
+    /// ``StoreDescription/url`` reads it.
+    var url: URL? { get }
 
     // MARK: Migrations
 
@@ -81,24 +85,33 @@ public protocol PersistentStoreProvider: Sendable, Hashable, CustomStringConvert
 }
 
 extension PersistentStoreProvider {
+    /// No schema: the store is always opened with the current one.
     public func recordedSchema() throws -> Schema? { nil }
 
+    /// No file.
+    public var url: URL? { nil }
+
+    /// Throws ``StrataError/Code/unsupportedMigration``.
     public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
         throw unsupportedMigration()
     }
 
+    /// Throws ``StrataError/Code/unsupportedMigration``.
     public func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void) throws -> Int {
         throw unsupportedMigration()
     }
 
+    /// Throws ``StrataError/Code/unsupportedMigration``.
     public func makeMigrationCopy() throws -> any PersistentStoreProvider {
         throw unsupportedMigration()
     }
 
+    /// Throws ``StrataError/Code/unsupportedMigration``.
     public func replaceStore(withMigratedCopy copy: any PersistentStoreProvider) throws {
         throw unsupportedMigration()
     }
 
+    /// Does nothing: there is no copy.
     public func removeMigrationCopy() {}
 
     private func unsupportedMigration() -> StrataError {

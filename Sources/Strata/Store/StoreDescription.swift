@@ -9,51 +9,25 @@ import Logging
 ///     storeDescriptions: [.sqlite(URL(fileURLWithPath: "/var/lib/movies/Movies.sqlite"))])
 /// ```
 public struct StoreDescription: Sendable, Hashable {
-    /// The kind of store.
-    public enum Kind: Sendable, Hashable, CustomStringConvertible {
-        /// An SQLite file at a URL.
-        case sqlite(URL)
-        /// A private SQLite database in memory, gone when the container is released.
-        case inMemory
-        /// A store another module provides: PostgreSQL (`StrataPostgres`'s
-        /// `StoreDescription.postgres(_:)`), or a store of your own.
-        case custom(any PersistentStoreProvider)
-
-        public static func == (lhs: Kind, rhs: Kind) -> Bool {
-            switch (lhs, rhs) {
-            case (.sqlite(let a), .sqlite(let b)): a == b
-            case (.inMemory, .inMemory): true
-            case (.custom(let a), .custom(let b)): AnyHashable(a) == AnyHashable(b)
-            default: false
-            }
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            switch self {
-            case .sqlite(let url):
-                hasher.combine(0)
-                hasher.combine(url)
-            case .inMemory:
-                hasher.combine(1)
-            case .custom(let provider):
-                hasher.combine(2)
-                hasher.combine(AnyHashable(provider))
-            }
-        }
-
-        /// The store's location for messages: a file's path, `in-memory`, or what a provider
-        /// says (never a password).
-        public var description: String {
-            switch self {
-            case .sqlite(let url): url.path
-            case .inMemory: "in-memory"
-            case .custom(let provider): provider.description
-            }
-        }
+    /// What opens the store: ``SQLiteStoreProvider`` for an SQLite file or a store in memory
+    /// (``sqlite(_:configuration:remoteChangePollingInterval:isReadOnly:persistentHistoryTracking:)``,
+    /// ``inMemory``), `StrataPostgres`'s `PostgresStoreProvider` for PostgreSQL, or a provider of
+    /// your own. Containers, contexts, migrations and everything above them reach the store only
+    /// through it.
+    public var provider: any PersistentStoreProvider {
+        get { providerReference.provider }
+        set { providerReference = ProviderReference(provider: newValue) }
     }
+    private var providerReference: ProviderReference
 
-    /// The kind of store.
-    public var kind: Kind
+    /// The store's file, for a store kept in one file (an SQLite file); `nil` for a store in
+    /// memory or on a server. Core Data's `NSPersistentStoreDescription.url`.
+    ///
+    /// ```swift
+    /// let folder = container.storeDescriptions[0].url?.deletingLastPathComponent()
+    /// ```
+    public var url: URL? { provider.url }
+
     /// The configuration whose entities the store holds; `nil` for every entity.
     public var configuration: String?
     /// How often to look for changes that other processes (or other containers) committed to
@@ -74,20 +48,8 @@ public struct StoreDescription: Sendable, Hashable {
     /// and aggregates work as usual, and see what other processes commit. The store must exist.
     /// Use it to look into another app's or process's store, or into a copy that must stay
     /// byte-identical. An in-memory store honours it when it starts from a file's contents
-    /// (``initialContentsURL``); an empty one ignores it.
+    /// (``SQLiteStoreProvider/initialContentsURL``); an empty one ignores it.
     public var isReadOnly: Bool
-
-    /// For an in-memory store: a Strata store file whose contents the store starts with.
-    ///
-    /// The file is opened read-only and copied into memory when the container opens: it is
-    /// never written, and the two go their own ways afterwards. Use it for previews and tests
-    /// seeded from a bundled store, or to look into a store with no risk of changing it
-    /// (with ``isReadOnly``). `nil`, the default, starts empty. SQLite file stores ignore it.
-    ///
-    /// The copy keeps the file's store identifier (object IDs and URIs are the same in both, so
-    /// one container cannot hold both) and records persistent history exactly when the file
-    /// does, whatever ``isPersistentHistoryTrackingEnabled`` says.
-    public var initialContentsURL: URL?
 
     /// Whether the store records persistent history (Core Data's
     /// `NSPersistentHistoryTrackingKey`): who saved what, transaction by transaction, for
@@ -146,58 +108,83 @@ public struct StoreDescription: Sendable, Hashable {
     /// default: it is for development and for chasing a problem.
     public var tracesStatements = false
 
-    /// Creates a description.
+    /// Creates a description of the store `provider` opens.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let description = StoreDescription(
+    ///     provider: MyStoreProvider(endpoint: "https://store.example.com"), isReadOnly: true)
+    /// ```
     public init(
-        kind: Kind, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false,
-        isPersistentHistoryTrackingEnabled: Bool = false
+        provider: any PersistentStoreProvider, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil,
+        isReadOnly: Bool = false, isPersistentHistoryTrackingEnabled: Bool = false
     ) {
-        self.kind = kind
+        self.providerReference = ProviderReference(provider: provider)
         self.configuration = configuration
         self.remoteChangePollingInterval = remoteChangePollingInterval
         self.isReadOnly = isReadOnly
         self.isPersistentHistoryTrackingEnabled = isPersistentHistoryTrackingEnabled
     }
 
-    /// An SQLite file store, optionally looking for other processes' changes every
-    /// `remoteChangePollingInterval`, optionally read-only, optionally recording persistent
-    /// history.
+    /// Opens (or creates) the store the description names, holding the entities of `schema`:
+    /// what its ``provider`` opens.
+    ///
+    /// Containers call this for each of their descriptions.
+    ///
+    /// For example:
     ///
     /// ```swift
-    /// let shared = StoreDescription.sqlite(url, remoteChangePollingInterval: .milliseconds(500))
-    /// let widget = StoreDescription.sqlite(appStoreURL, isReadOnly: true)
-    /// let tracked = StoreDescription.sqlite(url, persistentHistoryTracking: true)
+    /// let store = try StoreDescription.sqlite(url).makeStore(schema: schema)
     /// ```
-    public static func sqlite(
-        _ url: URL, configuration: String? = nil, remoteChangePollingInterval: Duration? = nil, isReadOnly: Bool = false,
-        persistentHistoryTracking: Bool = false
-    ) -> StoreDescription {
-        StoreDescription(
-            kind: .sqlite(url), configuration: configuration, remoteChangePollingInterval: remoteChangePollingInterval,
-            isReadOnly: isReadOnly, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
+    ///
+    /// - Parameter schema: The entities the store holds (the description's configuration).
+    /// - Returns: The open store.
+    /// - Throws: ``StrataError`` when the store cannot be opened.
+    public func makeStore(schema: Schema) throws -> any PersistentStore {
+        try provider.makeStore(schema: schema, description: self)
     }
 
-    /// An in-memory store for every entity.
-    public static var inMemory: StoreDescription { StoreDescription(kind: .inMemory) }
-
-    /// An in-memory store that starts as a copy of the Strata store file at `url`, optionally
-    /// refusing saves (see ``initialContentsURL``).
+    /// The schema the store was written with, read without writing to it; `nil` when there is
+    /// no store yet (or the store is in memory): what its ``provider`` reads.
+    ///
+    /// For example:
     ///
     /// ```swift
-    /// let preview = try PersistentContainer(
-    ///     name: "Preview", schema: schema, storeDescriptions: [.inMemory(copyOf: bundledStoreURL)])
+    /// if let recorded = try description.recordedSchema(), recorded.versionHash != schema.versionHash {
+    ///     print(schema.difference(from: recorded))
+    /// }
     /// ```
-    public static func inMemory(copyOf url: URL, configuration: String? = nil, isReadOnly: Bool = false) -> StoreDescription {
-        var description = StoreDescription(kind: .inMemory, configuration: configuration, isReadOnly: isReadOnly)
-        description.initialContentsURL = url
-        return description
+    ///
+    /// - Throws: ``StrataError`` when the store is not a readable Strata store.
+    public func recordedSchema() throws -> Schema? {
+        try provider.recordedSchema()
     }
 
-    /// An in-memory store for the entities of one configuration, optionally recording
-    /// persistent history.
-    public static func inMemory(configuration: String?, persistentHistoryTracking: Bool = false) -> StoreDescription {
-        StoreDescription(
-            kind: .inMemory, configuration: configuration, isPersistentHistoryTrackingEnabled: persistentHistoryTracking)
+    /// A copy of the store for a migration whose stages run code (see
+    /// ``PersistentStoreProvider/makeMigrationCopy()``), described like this one but without
+    /// history tracking or polling: the stages' saves are the migration's, not the app's.
+    package func makeMigrationCopy() throws -> StoreDescription {
+        var copy = self
+        copy.provider = try provider.makeMigrationCopy()
+        copy.isPersistentHistoryTrackingEnabled = false
+        copy.remoteChangePollingInterval = nil
+        return copy
     }
+
+    /// The provider, when it can read, import and convert stores Core Data wrote.
+    package var coreDataProvider: (any CoreDataStoreProvider)? { provider as? any CoreDataStoreProvider }
+
+    /// Whether the description names a store Core Data wrote (an SQLite file with Core Data's
+    /// tables). Reads without writing; `false` for anything else, a missing file among them.
+    package var isCoreDataStore: Bool { coreDataProvider?.isCoreDataStore ?? false }
+}
+
+/// A provider in a description: compared and hashed as the provider says.
+private struct ProviderReference: Sendable, Hashable {
+    let provider: any PersistentStoreProvider
+    static func == (lhs: Self, rhs: Self) -> Bool { AnyHashable(lhs.provider) == AnyHashable(rhs.provider) }
+    func hash(into hasher: inout Hasher) { hasher.combine(AnyHashable(provider)) }
 }
 
 /// A logger in a description: descriptions compare and hash without it.

@@ -63,7 +63,7 @@ final class OpenedStore {
     /// The store's identifier: for a Core Data store its own (`Z_UUID`), not the in-memory
     /// copy's the tool reads it through.
     var identifier: String {
-        guard kind == .coreData, let fileURL, let uuid = StoreDescription.sqlite(fileURL).coreDataStoreUUID else {
+        guard kind == .coreData, let fileURL, let uuid = SQLiteStoreProvider(url: fileURL).coreDataStoreUUID else {
             return store.identifier
         }
         return uuid
@@ -246,7 +246,7 @@ final class OpenedStore {
         var fitting: [XcodeModel] = []
         for version in versions {
             do {
-                try StoreDescription.checkCoreDataStore(at: url, schema: version.schema)
+                try SQLiteStoreProvider(url: url).checkCoreDataStore(writtenWith: version.schema)
                 fitting.append(version)
             } catch let error as StrataError where error.code == .incompatibleSchema {
                 continue

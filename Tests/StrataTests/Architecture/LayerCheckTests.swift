@@ -102,4 +102,49 @@ import Testing
         #expect(result.status == 1)
         #expect(result.errors.contains("Helpers/: not a known layer"))
     }
+
+    @Test func callingAMethodAnotherLayerAddsToALowerTypeFails() throws {
+        let directory = try Self.tree([
+            "Store/StoreDescription.swift": "public struct StoreDescription { var url: String }\n",
+            "SQLite/StoreDescription+CoreData.swift": """
+                extension StoreDescription {
+                    package var isCoreDataStore: Bool { url.hasSuffix(".sqlite") }
+                    func makeConversionURL() -> String { url + "-converting" }
+                }
+                """,
+            "Objects/PersistentContainer.swift": """
+                func open(_ description: StoreDescription) {
+                    if description.isCoreDataStore { print(description.makeConversionURL()) }
+                }
+                """,
+        ])
+        let result = try Self.check(directory.url)
+        #expect(result.status == 1)
+        #expect(result.errors.contains("Objects/PersistentContainer.swift: calls isCoreDataStore, which SQLite/ adds to StoreDescription"))
+        #expect(result.errors.contains("Objects/PersistentContainer.swift: calls makeConversionURL, which SQLite/ adds to StoreDescription"))
+    }
+
+    @Test func entryPointsAndRequirementsOfALowerLayerMayBeCalled() throws {
+        let directory = try Self.tree([
+            "Store/StoreDescription.swift": """
+                public struct StoreDescription { var provider: any PersistentStoreProvider }
+                public protocol PersistentStoreProvider {
+                    func recordedSchema() -> String?
+                }
+                """,
+            "SQLite/SQLiteStoreProvider.swift": """
+                struct SQLiteStoreProvider: PersistentStoreProvider { func recordedSchema() -> String? { nil } }
+                extension StoreDescription {
+                    public static func sqlite(_ url: String) -> StoreDescription { StoreDescription(provider: SQLiteStoreProvider()) }
+                    public func recordedSchema() -> String? { provider.recordedSchema() }
+                }
+                """,
+            "Objects/PersistentContainer.swift": """
+                let description = StoreDescription.sqlite("/tmp/a.sqlite")
+                let schema = description.provider.recordedSchema()
+                """,
+        ])
+        let result = try Self.check(directory.url)
+        #expect(result.status == 0, "\(result.errors)")
+    }
 }

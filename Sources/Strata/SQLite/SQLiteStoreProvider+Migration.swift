@@ -9,32 +9,17 @@ import GRDB
     import Darwin
 #endif
 
-extension StoreDescription {
-    /// The schema the store was written with, read without writing to it; `nil` when there is
-    /// no store yet (or the store is in memory).
-    ///
-    /// ```swift
-    /// if let recorded = try description.recordedSchema(), recorded.versionHash != schema.versionHash {
-    ///     print(schema.difference(from: recorded))
-    /// }
-    /// ```
-    ///
-    /// - Throws: The errors of ``SQLiteStore/recordedSchema(at:)`` for a file that is not a
-    ///   readable Strata store.
-    public func recordedSchema() throws -> Schema? {
-        if case .custom(let provider) = kind { return try provider.recordedSchema() }
-        guard case .sqlite(let url) = kind, try SQLiteStore.fileState(at: url) == .existing else { return nil }
-        return try SQLiteStore.recordedSchema(at: url)
-    }
-
+/// Migrations of SQLite files: the store to itself under its file lock, lightweight steps in one
+/// SQLite transaction, and a copy for stages that run code that takes the store's place in one
+/// rename. A store in memory has nothing to migrate: the steps write nothing.
+extension SQLiteStoreProvider {
     /// Runs `body` with the store to itself: holding its file's lock exclusively (see
     /// ``StoreFileLock``), so that no container has it open with another schema meanwhile.
     ///
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeInUse`` when a container (of this
     ///   process or another) has the store open; what `body` throws.
-    func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
-        if case .custom(let provider) = kind { return try provider.withExclusiveAccess(body) }
-        guard case .sqlite(let url) = kind else { return try body() }
+    public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
+        guard let url else { return try body() }
         let lock = try StoreFileLock(url: url, exclusive: true)
         defer { lock.release() }
         // Reading the store in WAL mode makes its `-wal` and `-shm` files; a failed migration
@@ -66,10 +51,8 @@ extension StoreDescription {
     /// fails or the process dies — none.
     ///
     /// - Returns: The rows the steps wrote.
-    @discardableResult
-    func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
-        if case .custom(let provider) = kind { return try provider.migrateStoreSchema(steps, progress: progress) }
-        guard case .sqlite(let url) = kind, let first = steps.first else { return 0 }
+    public func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void) throws -> Int {
+        guard let url, let first = steps.first else { return 0 }
         let migrations = try steps.map { try SchemaMigration(from: $0.source, to: $0.destination) }
         // Opened without the upgrades and repairs a normal open may write, so that a migration
         // that fails leaves the file exactly as it was.
@@ -132,14 +115,8 @@ extension StoreDescription {
 
     /// A copy of the store next to it, for migrations whose stages run code: the stages work on
     /// the copy, which replaces the store only when every stage succeeded.
-    func makeMigrationCopy() throws -> StoreDescription {
-        if case .custom(let provider) = kind {
-            var description = self
-            description.kind = .custom(try provider.makeMigrationCopy())
-            description.isPersistentHistoryTrackingEnabled = false
-            return description
-        }
-        guard case .sqlite(let url) = kind else { return self }
+    public func makeMigrationCopy() throws -> any PersistentStoreProvider {
+        guard let url else { return self }
         // Copies of migrations killed half-way: no migration of this store runs now (a
         // migration needs the store to itself), so they are abandoned.
         let folder = url.deletingLastPathComponent()
@@ -159,20 +136,18 @@ extension StoreDescription {
             SQLiteStore.removeFiles(at: copy)
             throw SQLiteStore.openingError(error, url: url)
         }
-        var description = self
-        description.kind = .sqlite(copy)
-        description.isPersistentHistoryTrackingEnabled = false
-        description.remoteChangePollingInterval = nil
-        return description
+        return SQLiteStoreProvider(url: copy)
     }
 
     /// Replaces the store with its migrated copy in one rename: a process killed before finds
     /// the old store, one killed after the new one.
-    func replaceStore(withMigratedCopy copy: StoreDescription) throws {
-        if case .custom(let provider) = kind, case .custom(let copyProvider) = copy.kind {
-            return try provider.replaceStore(withMigratedCopy: copyProvider)
+    public func replaceStore(withMigratedCopy copy: any PersistentStoreProvider) throws {
+        guard let url else { return }  // in memory: the copy was the store itself
+        guard let copyURL = (copy as? SQLiteStoreProvider)?.url else {
+            throw StrataError(
+                .migrationFailed, "\(copy) is not an SQLite copy of the store at \(url.path); the store was not modified.",
+                fileURL: url)
         }
-        guard case .sqlite(let url) = kind, case .sqlite(let copyURL) = copy.kind else { return }
         // The copy must hold everything in its main file (its WAL stays behind in the rename),
         // and transactions still in the old store's WAL must not be replayed into the new file.
         try Self.checkpointCompletely(copyURL)
@@ -209,9 +184,8 @@ extension StoreDescription {
     }
 
     /// Removes a migration copy that is not needed any more.
-    func removeMigrationCopy() {
-        if case .custom(let provider) = kind { return provider.removeMigrationCopy() }
-        guard case .sqlite(let url) = kind, url.lastPathComponent.hasSuffix(SQLiteStore.migratingSuffix) else { return }
+    public func removeMigrationCopy() {
+        guard let url, url.lastPathComponent.hasSuffix(SQLiteStore.migratingSuffix) else { return }
         SQLiteStore.removeFiles(at: url)
     }
 }

@@ -9,20 +9,21 @@ import GRDB
     import Darwin
 #endif
 
-/// The file work of converting a Core Data store in place: telling a Core Data file, giving the
-/// conversion a place beside it, and putting the converted store in the Core Data file's place
-/// in one rename (the objects themselves are copied by the object layer's importer).
-extension StoreDescription {
+/// The file work of Core Data stores: telling a Core Data file, reading it, importing it into a
+/// new file that appears in one step, giving a conversion a place beside it, and putting the
+/// converted store in the Core Data file's place in one rename (the objects themselves are
+/// copied by the object layer's importer).
+extension SQLiteStoreProvider: CoreDataStoreProvider {
     /// The suffix of the files conversions build the new store in.
     static let convertingSuffix = ".strata-converting"
     /// What a Core Data file kept after its conversion is called: `<file>.coredata`.
     static let keptCoreDataSuffix = ".coredata"
 
-    /// Whether the description names an SQLite file that Core Data wrote (one with Core Data's
-    /// `Z_PRIMARYKEY` and `Z_METADATA` tables). Reads the file without writing to it; `false`
-    /// for anything else, a missing file among them.
+    /// Whether the file is one Core Data wrote (one with Core Data's `Z_PRIMARYKEY` and
+    /// `Z_METADATA` tables). Reads the file without writing to it; `false` for anything else, a
+    /// missing file among them.
     package var isCoreDataStore: Bool {
-        guard case .sqlite(let url) = kind, SQLiteStore.fileState(orMissing: url) == .existing else { return false }
+        guard let url, SQLiteStore.fileState(orMissing: url) == .existing else { return false }
         return (try? CoreDataStoreReader.read(url) { db in
             try db.tableExists("Z_PRIMARYKEY") && db.tableExists("Z_METADATA")
         }) ?? false
@@ -31,24 +32,68 @@ extension StoreDescription {
     /// The Core Data store's UUID (`Z_METADATA.Z_UUID`), `nil` when the description names no
     /// Core Data store or the metadata holds none.
     package var coreDataStoreUUID: String? {
-        guard case .sqlite(let url) = kind, isCoreDataStore else { return nil }
+        guard let url, isCoreDataStore else { return nil }
         return try? CoreDataStoreReader.read(url) { db in
             try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
         }
     }
 
+    package func checkCoreDataStore(writtenWith schema: Schema) throws {
+        guard let url else {
+            throw StrataError(.notAStore, "An in-memory store is not a Core Data store.")
+        }
+        _ = try CoreDataStoreReader(url: url, schema: schema)
+    }
+
+    package func importCoreDataStore(
+        writtenWith schema: Schema, to destination: URL,
+        filling fill: (any ImportedStoreSnapshot, StoreDescription) throws -> Int
+    ) throws -> Int {
+        guard let source = url else {
+            throw StrataError(.notAStore, "An in-memory store is not a Core Data store.")
+        }
+        guard !FileManager.default.fileExists(atPath: destination.path) else {
+            throw StrataError(
+                .storeNotWritable, "\(destination.path) exists; import into a new file.", fileURL: destination)
+        }
+        let folder = destination.deletingLastPathComponent()
+        let building = folder.appendingPathComponent(".\(destination.lastPathComponent)-\(UUID().uuidString).strata-importing")
+        defer { SQLiteStore.removeFiles(at: building) }
+        // The source's layout is checked before anything is written.
+        let count = try CoreDataStoreReader(url: source, schema: schema).read { snapshot in
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return try fill(snapshot, .sqlite(building))
+        }
+        // A journal or WAL left by a deleted store of that name would be replayed into the new one.
+        for suffix in ["-journal", "-wal", "-shm"] where !FileManager.default.fileExists(atPath: destination.path) {
+            try? FileManager.default.removeItem(atPath: destination.path + suffix)
+        }
+        guard link(building.path, destination.path) == 0 else {
+            throw StrataError(
+                .storeNotWritable, "Cannot put the imported store at \(destination.path); it may exist now.",
+                fileURL: destination)
+        }
+        return count
+    }
+
     /// A new file beside the store for its conversion to build the Strata store in, after
     /// removing what conversions killed half-way left (no conversion of this store runs now:
     /// the caller holds the store to itself).
-    func makeConversionURL() -> URL? {
-        guard case .sqlite(let url) = kind else { return nil }
+    package func makeConversionTarget() -> (any PersistentStoreProvider)? {
+        guard let url else { return nil }
         let folder = url.deletingLastPathComponent()
         let prefix = ".\(url.lastPathComponent)-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         where name.hasPrefix(prefix) && name.hasSuffix(Self.convertingSuffix) {
             SQLiteStore.removeFiles(at: folder.appendingPathComponent(name))
         }
-        return folder.appendingPathComponent(".\(url.lastPathComponent)-\(UUID().uuidString)\(Self.convertingSuffix)")
+        return SQLiteStoreProvider(
+            url: folder.appendingPathComponent(".\(url.lastPathComponent)-\(UUID().uuidString)\(Self.convertingSuffix)"))
+    }
+
+    package func removeConversionTarget(_ target: any PersistentStoreProvider) {
+        guard let url = target.url, url.lastPathComponent.hasSuffix(Self.convertingSuffix) else { return }
+        SQLiteStore.removeFiles(at: url)
     }
 
     /// Puts the converted store at `converted` in the place of the Core Data store the
@@ -61,8 +106,8 @@ extension StoreDescription {
     /// - Throws: ``StrataError/Code/storeNotWritable`` when the files cannot be moved (the
     ///   Core Data store is then as it was); ``StrataError/Code/storeInUse`` when another
     ///   connection has the Core Data store open.
-    func replaceCoreDataStore(withConverted converted: URL, keepingOriginal: Bool) throws {
-        guard case .sqlite(let url) = kind else { return }
+    package func replaceCoreDataStore(withConverted target: any PersistentStoreProvider, keepingOriginal: Bool) throws {
+        guard let url, let converted = target.url else { return }
         // The converted store must hold everything in its main file: its WAL stays behind.
         try Self.checkpointCompletely(converted)
         // Core Data's own WAL must be in its main file too, and gone: a WAL left next to the
@@ -99,10 +144,9 @@ extension StoreDescription {
 
     /// Finishes a conversion whose process was killed after the converted store took the Core
     /// Data store's place: keeps the Core Data file or removes it, as the description says.
-    func finishInterruptedCoreDataConversion() {
-        guard case .sqlite(let url) = kind, FileManager.default.fileExists(atPath: Self.convertingCopyURL(for: url).path)
-        else { return }
-        finishConversion(of: url, keepingOriginal: keepsConvertedCoreDataStore)
+    package func finishInterruptedCoreDataConversion(keepingOriginal: Bool) {
+        guard let url, FileManager.default.fileExists(atPath: Self.convertingCopyURL(for: url).path) else { return }
+        finishConversion(of: url, keepingOriginal: keepingOriginal)
     }
 
     /// Keeps the Core Data file of the converted store at `url` as `<file>.coredata`, or

@@ -12,9 +12,10 @@ let package = Package(
         .executable(name: "StrataPostgresBenchmarks", targets: ["StrataPostgresBenchmarks"]),
     ],
     dependencies: [
-        // `strata` links to the repository root, so the dependency has the same identity in
-        // every clone.
-        .package(path: "strata"),
+        // `Packages/strata` links to the repository root: the dependency has the same identity
+        // in every clone, and the same path from both packages of the repository, so that
+        // their builds can share one scratch folder (the CI runs do).
+        .package(path: "../Packages/strata"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // StrataPostgresBenchmarks only: `run.sh` builds each product on its own, so the SQLite
         // benchmarks (and CI's `--quick` run) never build Fluent.

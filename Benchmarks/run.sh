@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in release and runs them.
 #   Benchmarks/run.sh                    SQLite: full sizes, median of 5 runs after a warm-up → Benchmarks/RESULTS.md
-#   Benchmarks/run.sh --quick            SQLite: small sizes, one run, debug build: checks that the benchmarks still run (CI)
+#   Benchmarks/run.sh --quick            SQLite: small sizes, one run, debug build (in .build-packages, shared with
+#                                        Examples/run.sh --smoke): checks that the benchmarks still run (CI)
 #   Benchmarks/run.sh --postgres         PostgreSQL (a private server, started and removed here): full sizes
 #                                        → Benchmarks/RESULTS-postgres.md
 #   Benchmarks/run.sh --postgres --quick PostgreSQL: small sizes, one run → .build-bench/RESULTS-postgres-quick.md
@@ -30,6 +31,15 @@ if [[ ! -f /usr/include/sqlite3.h ]]; then
     $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev
 fi
 scratch="$PWD/.build-bench"
+# The SQLite quick run only checks that the benchmarks still build and run (CI runs it): a
+# debug build is enough, and much faster to make than a release one. Figures come from release.
+# That debug build shares its scratch folder with the example server's smoke test (also in CI):
+# Strata and the dependencies both have are compiled once (see Packages/README.md).
+configuration=release
+if $quick && ! $postgres; then
+    configuration=debug
+    scratch="$PWD/.build-packages"
+fi
 temporary=()
 cleanup() {
     if [[ -n ${pgdir:-} ]]; then scripts/postgres.sh stop "$pgdir" || true; fi
@@ -50,10 +60,6 @@ else
     $quick && results="$scratch/RESULTS-quick.md"
     title="Benchmark results"
 fi
-# The SQLite quick run only checks that the benchmarks still build and run (CI runs it): a
-# debug build is enough, and much faster to make than a release one. Figures come from release.
-configuration=release
-if $quick && ! $postgres; then configuration=debug; fi
 nice swift build -c "$configuration" --package-path Benchmarks --scratch-path "$scratch" --product "$product"
 if $postgres; then
     # A private server on loopback in a folder of its own, stopped and removed on exit.

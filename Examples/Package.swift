@@ -17,9 +17,10 @@ let package = Package(
         .executable(name: "movie-server", targets: ["MovieServerApp"])
     ],
     dependencies: [
-        // `strata` links to the repository root, so the dependency has the same identity in
-        // every clone.
-        .package(path: "strata"),
+        // `Packages/strata` links to the repository root: the dependency has the same identity
+        // in every clone, and the same path from both packages of the repository, so that
+        // their builds can share one scratch folder (the CI runs do).
+        .package(path: "../Packages/strata"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),

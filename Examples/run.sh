@@ -57,7 +57,10 @@ if ((${#need[@]})); then
     fi
 fi
 
+# The smoke test's debug build shares its scratch folder with the benchmarks' quick run (both in
+# CI): Strata and the dependencies both have are compiled once (see Packages/README.md).
 scratch="$repo/.build-examples"
+if $smoke; then scratch="$repo/.build-packages"; fi
 echo "==> building movie-server ($configuration)"
 swift build -c "$configuration" --package-path Examples --scratch-path "$scratch" --product movie-server
 server="$(swift build -c "$configuration" --package-path Examples --scratch-path "$scratch" --show-bin-path)/movie-server"

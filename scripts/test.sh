@@ -59,6 +59,11 @@ fi
 
 # Layers depend only downward (DESIGN.md); fails fast, before the build, when one does not.
 python3 scripts/check-layers.py
+# The main API stays documented, with an example on every public function (issue 36): fails
+# when a public declaration of these folders has no doc comment, or a function no example.
+python3 scripts/doc-coverage.py --require-documented 100 --require-examples 100 \
+    Sources/Strata/Query Sources/Strata/Objects Sources/Strata/History Sources/Strata/Repository \
+    Sources/Strata/Stack Sources/Strata/Migration Sources/StrataPostgres
 phase "installing and the layer check"
 
 # A private PostgreSQL server for the PostgreSQL store's tests (installed from Debian when

@@ -44,6 +44,13 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         public var acquireTimeout: Duration = .seconds(30)
 
         /// Pool options; the defaults suit an app server with a few dozen concurrent requests.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// var configuration = try PostgresConfiguration(url: "postgres://app@db.internal/movies")
+        /// configuration.pool = .init(maximumConnections: 32, acquireTimeout: .seconds(5))   // fail fast under load
+        /// ```
         public init(maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10), acquireTimeout: Duration = .seconds(30)) {
             self.maximumConnections = maximumConnections
             self.connectTimeout = connectTimeout
@@ -76,6 +83,14 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var applicationName: String
 
     /// A configuration from its fields.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let configuration = PostgresConfiguration(
+    ///     host: "db.internal", username: "app", password: ProcessInfo.processInfo.environment["PGPASSWORD"],
+    ///     database: "movies", schemaName: "catalog", tlsMode: .verifyFull)
+    /// ```
     public init(
         host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
         schemaName: String = "public", tlsMode: TLSMode = .prefer, pool: Pool = Pool(), applicationName: String = "strata"
@@ -99,6 +114,14 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// `require`, `verify-ca`, `verify-full`), `sslrootcert`, `schema` (or libpq's
     /// `options=-csearch_path=NAME`), `pool_size`, `connect_timeout` (seconds),
     /// `application_name`. User and password may be percent-encoded.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let configuration = try PostgresConfiguration(
+    ///     url: "postgresql://app:s%40cret@db.internal:5432/movies?sslmode=require&schema=catalog&pool_size=16")
+    /// configuration.password   // "s@cret"
+    /// ```
     ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidConfiguration`` for a URL
     ///   that is not a PostgreSQL URL or has an unknown or bad parameter. The message never

@@ -101,6 +101,21 @@ extension PostgresStore {
     /// Rows per statement of a batch insert that cannot conflict.
     static let batchInsertRowsPerStatement = 2_000
 
+    /// Inserts the rows in one transaction under the schema's write lock: up to 2,000 rows per
+    /// `INSERT … SELECT FROM unnest(…)` statement, or row by row with `ON CONFLICT` when conflicts
+    /// keep or replace the stored row.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// guard let title = store.schema.entity(named: "Movie")?.attributeNumber(named: "title") else { return }
+    /// var titles = ["Heat", "Ronin"].makeIterator()
+    /// let result = try store.batchInsert(StoreBatchInsert(entityName: "Movie", resultType: .count)) { row in
+    ///     guard let next = titles.next() else { return false }   // false: no more rows
+    ///     row[title] = .string(next)
+    ///     return true
+    /// }
+    /// ```
     public func batchInsert(_ request: StoreBatchInsert, rows nextRow: (inout [AttributeValue]) throws -> Bool) throws -> BatchResult {
         let (entity, entityLayout) = try resolve(request.entityName)
         guard !entity.isAbstract else {
@@ -230,6 +245,16 @@ extension PostgresStore {
 
     // MARK: Update
 
+    /// Updates the matching rows with one `UPDATE` of their keys, in a transaction under the
+    /// schema's write lock, raising each row's version.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try FetchPlan(FetchRequest<Movie>(predicate: \.year < 1950), in: store.schema)
+    /// let result = try store.batchUpdate(
+    ///     StoreBatchUpdate(plan: plan, propertiesToUpdate: ["rating": .key("rating") + 1], resultType: .count))
+    /// ```
     public func batchUpdate(_ request: StoreBatchUpdate) throws -> BatchResult {
         let entity = request.plan.entity
         let (_, entityLayout) = try resolve(entity.name)
@@ -263,6 +288,14 @@ extension PostgresStore {
 
     // MARK: Delete
 
+    /// Deletes the rows, and applies the delete rules, in one transaction under the schema's write
+    /// lock; the statements go to the server in one round trip.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let result = try store.batchDelete(StoreBatchDelete(selection: .objectIDs(ids), author: "cleanup"))
+    /// ```
     public func batchDelete(_ request: StoreBatchDelete) throws -> BatchResult {
         try runBatch(author: request.author, contextName: request.contextName) { session, history in
             let selected: [RowReference]

@@ -6,6 +6,12 @@ extension PostgresStore {
     /// Checks the rows against the layout (see ``Strata/PersistentStore/checkConsistency()``)
     /// in one read-only, repeatable-read transaction: one view of the data throughout. The
     /// server keeps its own files consistent, so there is no file check.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for problem in try store.checkConsistency() { print(problem) }   // what `strata check` reports
+    /// ```
     public func checkConsistency() throws -> [StoreConsistencyProblem] {
         let check = consistencyCheck
         return try withSession { session in
@@ -24,6 +30,14 @@ extension PostgresStore {
     /// Repairs what ``checkConsistency()`` finds that has one safe repair, in one write
     /// transaction holding the schema's write lock (see
     /// ``Strata/PersistentStore/repairConsistency()``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if try store.checkConsistency().contains(where: \.isRepairable) {
+    ///     let repaired = try store.repairConsistency()   // each with the number of rows changed
+    /// }
+    /// ```
     public func repairConsistency() throws -> [StoreConsistencyProblem] {
         let check = consistencyCheck
         return try writeTransaction({ session, _ in

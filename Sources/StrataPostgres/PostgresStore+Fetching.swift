@@ -4,6 +4,13 @@ import Strata
 
 extension PostgresStore {
     /// The rows a plan matches, in one query: predicate, order, limit and offset included.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
+    /// let rows = try store.fetch(try FetchPlan(request, in: store.schema))   // values by attribute number, no objects
+    /// ```
     public func fetch(_ plan: FetchPlan) throws -> [StoreRow] {
         var rows: [StoreRow] = []
         try fetch(plan) { rows += $0 }
@@ -14,6 +21,15 @@ extension PostgresStore {
     /// caller turns one run into objects while the connection's event loop receives and decodes
     /// the next, so a large fetch costs about the longer of the two, not their sum. (Orders the
     /// server cannot give, done here, hand over all rows at once.)
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var count = 0
+    /// try store.fetch(try FetchPlan(FetchRequest<Movie>(), in: store.schema)) { run in
+    ///     count += run.count   // the next run arrives meanwhile
+    /// }
+    /// ```
     public func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws {
         guard var query = try makeQuery(plan) else { return }
         guard let table = layout.tables.first(where: { $0.name == query.layout.table }) else { return }
@@ -53,9 +69,23 @@ extension PostgresStore {
     }
 
     /// The IDs of the rows a plan matches, in its order, without reading their values.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try FetchPlan(FetchRequest<Movie>(predicate: \.year < 1950), in: store.schema)
+    /// let ids = try store.fetchObjectIDs(plan)
+    /// ```
     public func fetchObjectIDs(_ plan: FetchPlan) throws -> [ObjectID] { try objectIDs(plan) }
 
     /// The primary keys (and, when asked, entity names) of the rows a plan matches.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try FetchPlan(FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)]), in: store.schema)
+    /// let (keys, _) = try store.fetchPrimaryKeys(plan, includingEntityNames: false)   // eight bytes a row
+    /// ```
     public func fetchPrimaryKeys(_ plan: FetchPlan, includingEntityNames: Bool) throws -> (
         keys: [Int64], entityNames: [String]?
     ) {
@@ -63,14 +93,32 @@ extension PostgresStore {
     }
 
     /// The number of rows a plan matches, counted by the server.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let classics = try store.count(try FetchPlan(FetchRequest<Movie>(predicate: \.year < 1950), in: store.schema))
+    /// ```
     public func count(_ plan: FetchPlan) throws -> Int { try countRows(plan) }
 
     /// The members of one object's to-many relationship, in order for ordered relationships.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let reviewIDs = try store.relatedObjectIDs(of: movie.objectID, relationshipNamed: "reviews")
+    /// ```
     public func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID] {
         try relatedObjectIDs(of: [objectID], relationshipNamed: name)[objectID] ?? []
     }
 
     /// The members of a to-many relationship for many owners, one query per 1000 owners.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let reviewsByMovie = try store.relatedObjectIDs(of: movies.map(\.objectID), relationshipNamed: "reviews")
+    /// ```
     public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
         var result: [ObjectID: [ObjectID]] = [:]
         for (entityName, owners) in Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName) {

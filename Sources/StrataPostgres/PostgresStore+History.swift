@@ -58,6 +58,14 @@ extension PostgresStore {
 
     // MARK: Reading
 
+    /// Reads the transactions from `_strata_history_transaction` in number order, which is commit
+    /// order, and their changes, when asked for, in one more query.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let transactions = try store.fetchHistory(HistoryFetchRequest(after: token, excludedAuthors: ["app"]))
+    /// ```
     public func fetchHistory(_ request: HistoryFetchRequest) throws -> [HistoryTransaction] {
         try checkHistoryTracking()
         try checkToken(request.token)
@@ -197,6 +205,13 @@ extension PostgresStore {
         return changes
     }
 
+    /// The token of the highest transaction number in `_strata_history_transaction`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let token = try store.currentHistoryToken()   // nil before the first save
+    /// ```
     public func currentHistoryToken() throws -> HistoryToken? {
         try checkHistoryTracking()
         let rows = try read(sql: "SELECT MAX(\"number\") FROM \(quoted(StoreLayout.historyTransactionTable))", PostgresBindings()).rows
@@ -206,6 +221,14 @@ extension PostgresStore {
 
     // MARK: Deleting
 
+    /// Deletes the transactions with their changes and tombstones, in one transaction.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let monthAgo = Date.now.addingTimeInterval(-30 * 24 * 3600)
+    /// let deleted = try store.deleteHistory(HistoryDeleteRequest(before: monthAgo))
+    /// ```
     public func deleteHistory(_ request: HistoryDeleteRequest) throws -> Int {
         try checkHistoryTracking()
         try checkToken(request.token)
@@ -238,6 +261,13 @@ extension PostgresStore {
 
     // MARK: Readers
 
+    /// Reads every reader's position from `_strata_history_reader`, which every server sees.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for (author, token) in try store.lastMergedHistoryTokens() { print(author, token.transactionNumber) }
+    /// ```
     public func lastMergedHistoryTokens() throws -> [String: HistoryToken] {
         try checkHistoryTracking()
         var tokens: [String: HistoryToken] = [:]
@@ -249,6 +279,14 @@ extension PostgresStore {
         return tokens
     }
 
+    /// Writes the author's row of `_strata_history_reader`, or deletes it for `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try store.setLastMergedHistoryToken(token, forAuthor: "importer")
+    /// try store.setLastMergedHistoryToken(nil, forAuthor: "widget")   // no longer holds pruning back
+    /// ```
     public func setLastMergedHistoryToken(_ token: HistoryToken?, forAuthor author: String) throws {
         try checkHistoryTracking()
         try checkToken(token)

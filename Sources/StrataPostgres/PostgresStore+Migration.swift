@@ -13,6 +13,16 @@ import Strata
 /// - **Custom stages** work on a copy of the store in a schema of its own; the copy takes the
 ///   store's place by renaming both schemas in one transaction.
 extension PostgresStoreProvider {
+    /// Takes the schema's presence lock exclusively — every open store holds it shared — waiting up to
+    /// ten seconds for containers that are closing, and runs `body` holding it. A container that opens
+    /// the store meanwhile, on any server, waits.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let provider = PostgresStoreProvider(configuration: configuration)
+    /// let recorded = try provider.withExclusiveAccess { try provider.recordedSchema() }   // storeInUse while open
+    /// ```
     public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
         let pool = try PostgresStore.migrationPool(configuration)
         defer { pool.close() }
@@ -41,6 +51,17 @@ extension PostgresStoreProvider {
         }
     }
 
+    /// Runs every step in one PostgreSQL transaction under the schema's write lock (PostgreSQL's DDL
+    /// is transactional): all the steps commit, or none.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let step = StoreMigrationStep(source: oldSchema, destination: newSchema, label: "Add ratings")
+    /// let rows = try provider.withExclusiveAccess {
+    ///     try provider.migrateStoreSchema([step]) { number, rows in print("step \(number + 1) done: \(rows) rows") }
+    /// }
+    /// ```
     public func migrateStoreSchema(_ steps: [StoreMigrationStep], progress: (Int, Int) -> Void) throws -> Int {
         guard let first = steps.first, let last = steps.last else { return 0 }
         let migrations = try steps.map { try SchemaMigration(from: $0.source, to: $0.destination) }
@@ -91,6 +112,17 @@ extension PostgresStoreProvider {
         }
     }
 
+    /// Copies the store's tables, metadata, history and key sequences into a new PostgreSQL schema
+    /// (`_strata_migrating_…`) of the same database, after dropping the copies of migrations that died
+    /// half-way.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let copy = try provider.makeMigrationCopy()   // the store itself stays as it is
+    /// let step = StoreMigrationStep(source: oldSchema, destination: newSchema, label: "Add ratings")
+    /// try copy.migrateStoreSchema([step]) { _, _ in }
+    /// ```
     public func makeMigrationCopy() throws -> any PersistentStoreProvider {
         guard let recorded = try recordedSchema() else {
             throw StrataError(.storeNotWritable, "There is no store in the schema \(configuration.schemaName) of \(configuration) to migrate.")
@@ -153,6 +185,16 @@ extension PostgresStoreProvider {
         return PostgresStoreProvider(configuration: copy)
     }
 
+    /// Renames the store's schema out of the way and the copy's schema into its place, then drops the
+    /// old one, all in one transaction.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let copy = try provider.makeMigrationCopy()
+    /// // … the stages run on the copy …
+    /// try provider.replaceStore(withMigratedCopy: copy)   // the store is the copy now, or as it was
+    /// ```
     public func replaceStore(withMigratedCopy copy: any PersistentStoreProvider) throws {
         guard let copy = copy as? PostgresStoreProvider else {
             throw StrataError(.migrationFailed, "\(copy) is not a PostgreSQL copy of \(configuration); the store was not modified.")
@@ -171,6 +213,17 @@ extension PostgresStoreProvider {
         }
     }
 
+    /// Drops the copy's PostgreSQL schema when this provider names a migration copy; does nothing for
+    /// any other schema, and ignores errors.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let copy = try provider.makeMigrationCopy()
+    /// defer { copy.removeMigrationCopy() }   // drops the copy if a stage fails; after the swap, there is none
+    /// // … the stages run on the copy …
+    /// try provider.replaceStore(withMigratedCopy: copy)
+    /// ```
     public func removeMigrationCopy() {
         guard configuration.schemaName.hasPrefix("_strata_migrating_"), let pool = try? PostgresStore.migrationPool(configuration)
         else { return }

@@ -11,6 +11,15 @@ extension PostgresStore: SQLStore {
     ///
     /// Integer and decimal sums are exact (`numeric`); a sum of integers beyond `Int64`'s range
     /// comes back as a `Double`, as from the SQLite store.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try FetchPlan(FetchRequest<Movie>(), in: store.schema)
+    /// let request = StoreValuesRequest(
+    ///     plan: plan, columns: [.property("year"), .aggregate(.count, nil)], groupBy: ["year"])
+    /// for row in try store.fetchValues(request) { print(row[0], row[1]) }   // each year and its number of movies
+    /// ```
     public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {
         try values(request, exactIntegerSums: true)
     }

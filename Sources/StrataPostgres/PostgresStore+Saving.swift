@@ -3,6 +3,14 @@ import PostgresNIO
 import Strata
 
 extension PostgresStore {
+    /// Takes `count` keys from the PostgreSQL sequence of the entity's table, which never gives a key
+    /// twice, whichever server asks.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let keys = try store.reservePrimaryKeys(forEntityNamed: "Movie", count: 3)
+    /// ```
     public func reservePrimaryKeys(forEntityNamed entityName: String, count: Int) throws -> [Int64] {
         let (_, entityLayout) = try resolve(entityName)
         guard count > 0 else { return [] }
@@ -22,6 +30,18 @@ extension PostgresStore {
         return rows.compactMap { $0.makeRandomAccess().first.flatMap(PostgresValueCoding.integer) }
     }
 
+    /// Applies the change set as ``save(preparedBy:)`` does, in one transaction under the schema's
+    /// write lock; an empty change set does not reach the server.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try FetchPlan(FetchRequest<Review>(predicate: \.stars == 0), in: store.schema)
+    /// var changes = StoreChangeSet()
+    /// changes.deletes = try store.fetch(plan).map { (objectID: $0.objectID, expectedVersion: $0.version) }
+    /// changes.author = "cleanup"
+    /// let result = try store.save(changes)   // optimisticLockingFailure if one changed since it was read
+    /// ```
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         guard !changes.isEmpty else { return StoreSaveResult() }
         return try save(preparedBy: { changes })
@@ -30,6 +50,17 @@ extension PostgresStore {
     /// Runs `prepare` inside the write transaction, holding the schema's write lock, so that
     /// its reads see the state the save writes over and no writer (on any server) commits in
     /// between; then applies the change set in the same transaction.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let plan = try FetchPlan(FetchRequest<Review>(predicate: \.stars == 0), in: store.schema)
+    /// let result = try store.save(preparedBy: {
+    ///     var changes = StoreChangeSet()   // read under the write lock: no server commits in between
+    ///     changes.deletes = try store.fetch(plan).map { (objectID: $0.objectID, expectedVersion: $0.version) }
+    ///     return changes
+    /// })
+    /// ```
     public func save(preparedBy prepare: () throws -> StoreChangeSet) throws -> StoreSaveResult {
         let (changes, result, timestamp, token) = try writeTransaction { session, recordsHistory in
             let changes = try Self.$preparingSave.withValue(PreparingSave(store: ObjectIdentifier(self), session: session)) {

@@ -26,10 +26,14 @@ import Strata
 /// ``PostgresConnectionPool`` for how that meets postgres-nio's event loops). Never call it on
 /// an event-loop thread: such a call fails with a typed error instead of blocking the loop.
 public final class PostgresStore: PersistentStore {
+    /// The store's identifier, written into its metadata when the store was created: every server
+    /// that opens the store gives its objects IDs with the same one.
     public let identifier: String
+    /// The schema the store was opened with; the store's metadata records it.
     public let schema: Schema
     /// The store's location without credentials: `postgres://USER@HOST:PORT/DATABASE?schema=NAME`.
     public let url: URL?
+    /// Whether saves are refused; the store's connections are then read-only sessions.
     public let isReadOnly: Bool
     /// Where the store lives and how it connects.
     public let configuration: PostgresConfiguration
@@ -53,6 +57,8 @@ public final class PostgresStore: PersistentStore {
     let listener: PostgresListener
     /// Where the store logs and what it counts (``Strata/StoreDescription/logger``).
     let instrumentation: StoreInstrumentation
+    /// Whether the store records persistent history. It turns on by itself once another server has
+    /// opened the store with history tracking: each write transaction checks.
     public var isPersistentHistoryTrackingEnabled: Bool { historyTracking.withLock { $0 } }
 
     /// Opens the store in `configuration`'s database and schema, creating its tables when the
@@ -62,6 +68,14 @@ public final class PostgresStore: PersistentStore {
     /// else made, a store written with another schema, or a server it cannot reach or log in to
     /// gives a typed error, and the database is left as it was. Creating a store is one
     /// transaction: a crash half-way leaves nothing behind.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let store = try PostgresStore(
+    ///     configuration: try PostgresConfiguration(url: "postgres://app:secret@db.internal/movies?schema=catalog"),
+    ///     schema: try Schema([Movie.self]), persistentHistoryTracking: true)
+    /// ```
     ///
     /// - Parameters:
     ///   - configuration: The server, database and schema.
@@ -166,13 +180,37 @@ public final class PostgresStore: PersistentStore {
         return Int64(bitPattern: hash)
     }
 
+    /// Calls `observer` after each commit: this store's own on the thread that committed, and other
+    /// servers' — heard through `LISTEN` — in commit order, off the event loops.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observation = store.addCommitObserver { commit in
+    ///     if commit.isRemote { print("another server saved", commit.updatedObjectIDs.count, "updates") }
+    /// }
+    /// ```
     public func addCommitObserver(_ observer: @escaping @Sendable (StoreCommit) -> Void) -> StoreObservation {
         commitObservers.add(observer)
     }
 
     /// PostgreSQL stores always hear other servers' commits (`LISTEN`/`NOTIFY`): no polling.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// store.startPollingForRemoteChanges(every: .seconds(1))   // does nothing: commits arrive by NOTIFY
+    /// ```
     public func startPollingForRemoteChanges(every interval: Duration) {}
 
+    /// Stops listening for other servers' commits and closes the pool's connections; later calls
+    /// throw ``Strata/StrataError/Code/storeClosed``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try store.close()   // or close the container that opened it
+    /// ```
     public func close() throws {
         listener.stop()
         pool.close()
@@ -344,6 +382,14 @@ extension PostgresStore {
     /// The schema a store was written with, read without writing: what migrations and tools
     /// use to open a store without the app's classes.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let schema = try PostgresStore.recordedSchema(configuration: configuration) {
+    ///     print(schema.entities.map(\.name))   // the store's entities, without the app's classes
+    /// }
+    /// ```
+    ///
     /// - Returns: `nil` when the PostgreSQL schema holds no store.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/notAStore`` when the schema holds
     ///   tables of something else, or the connection errors.
@@ -387,9 +433,12 @@ extension PostgresStore {
     /// Other tables in the same PostgreSQL schema (``PostgresConfiguration/schemaName``) are not
     /// counted. `strata info` shows it as the store's size.
     ///
+    /// For example:
+    ///
     /// ```swift
-    /// let store = try #require(container.stores.first as? PostgresStore)
-    /// print(try store.storageSize())   // 180224
+    /// if let store = container.stores.first as? PostgresStore {
+    ///     print(try store.storageSize())   // 180224
+    /// }
     /// ```
     public func storageSize() throws -> Int {
         let schemaName = configuration.schemaName

@@ -11,12 +11,27 @@ public struct PostgresStoreProvider: PersistentStoreProvider {
     public var configuration: PostgresConfiguration
 
     /// A provider for the store in `configuration`'s database and schema.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let configuration = try PostgresConfiguration(url: "postgres://app@db.internal/movies")
+    /// let provider = PostgresStoreProvider(configuration: configuration)
+    /// let description = StoreDescription(provider: provider, isPersistentHistoryTrackingEnabled: true)
+    /// ```
     public init(configuration: PostgresConfiguration) {
         self.configuration = configuration
     }
 
     /// Opens the store, logging through the description's ``Strata/StoreDescription/logger``
     /// with its statement settings.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let description = StoreDescription.postgres(configuration, persistentHistoryTracking: true)
+    /// let store = try provider.makeStore(schema: try Schema([Movie.self]), description: description)
+    /// ```
     public func makeStore(schema: Schema, description: StoreDescription) throws -> any PersistentStore {
         try PostgresStore(
             configuration: configuration, schema: schema, isReadOnly: description.isReadOnly,
@@ -24,6 +39,15 @@ public struct PostgresStoreProvider: PersistentStoreProvider {
             instrumentation: StoreInstrumentation(description: description, kind: "postgres", name: configuration.schemaName))
     }
 
+    /// Reads the schema from the store's metadata in a read-only session (see
+    /// ``PostgresStore/recordedSchema(configuration:logger:)``); `nil` when the PostgreSQL schema holds
+    /// no store.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let recorded = try PostgresStoreProvider(configuration: configuration).recordedSchema()
+    /// ```
     public func recordedSchema() throws -> Schema? {
         try PostgresStore.recordedSchema(configuration: configuration)
     }
@@ -31,6 +55,8 @@ public struct PostgresStoreProvider: PersistentStoreProvider {
     /// The store's location, without the password.
     public var description: String { configuration.description }
 
+    /// Whether two providers name the same store: the same host, port, database and schema, whatever
+    /// their credentials, TLS and pool options.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.configuration.host == rhs.configuration.host && lhs.configuration.port == rhs.configuration.port
             && lhs.configuration.database == rhs.configuration.database
@@ -47,6 +73,8 @@ public struct PostgresStoreProvider: PersistentStoreProvider {
 
 extension StoreDescription {
     /// A PostgreSQL store, from a configuration.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let container = try PersistentContainer(
@@ -73,6 +101,14 @@ extension StoreDescription {
     }
 
     /// A PostgreSQL store, from a connection URL (see ``PostgresConfiguration/init(url:)``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let container = try PersistentContainer(
+    ///     name: "Movies", entities: [Movie.self],
+    ///     storeDescriptions: [try .postgres(url: "postgres://app:secret@db.internal/movies?schema=catalog")])
+    /// ```
     ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/invalidConfiguration`` for a bad URL.
     public static func postgres(

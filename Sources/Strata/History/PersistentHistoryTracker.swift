@@ -68,6 +68,15 @@ public actor PersistentHistoryTracker {
 
     /// Creates a tracker for `container`; call ``startMonitoring()`` to start it.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // An importer process: it merges into a background context of its own, not the view context.
+    /// let tracker = PersistentHistoryTracker(
+    ///     container: container, currentAuthor: "importer", maxTransactionAge: 24 * 3600,
+    ///     remoteChangePollingInterval: .seconds(1), mergesIntoViewContext: false)
+    /// ```
+    ///
     /// - Parameters:
     ///   - container: The container to keep up to date.
     ///   - currentAuthor: This writer's author (give the view context the same one).
@@ -95,6 +104,13 @@ public actor PersistentHistoryTracker {
 
     /// Starts tracking: merges what other authors did since the last run, then follows every
     /// commit. Calling it again does nothing.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let tracker = PersistentHistoryTracker(container: container, currentAuthor: "app")
+    /// await tracker.startMonitoring()   // merges what the widget saved meanwhile, then follows each commit
+    /// ```
     public func startMonitoring() {
         guard worker == nil else { return }
         let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -124,6 +140,13 @@ public actor PersistentHistoryTracker {
 
     /// Stops tracking. Transactions committed meanwhile are merged after the next
     /// ``startMonitoring()``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// await tracker.stopMonitoring()    // the app goes to the background
+    /// await tracker.startMonitoring()   // back: merges what other authors saved meanwhile
+    /// ```
     public func stopMonitoring() {
         wasStopped = true
         observation?.cancel()
@@ -135,11 +158,15 @@ public actor PersistentHistoryTracker {
     /// Also merges into another context: `merge` receives each transaction's changes and
     /// merges them where the context lives.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// actor Importer {
     ///     let context: ObjectContext
+    ///     init(container: PersistentContainer) { context = container.newBackgroundContext() }
     ///     func merge(_ changes: ContextChanges) { context.mergeChanges(from: changes) }
     /// }
+    /// let importer = Importer(container: container)
     /// let registration = await tracker.addMergeTarget { await importer.merge($0) }
     /// ```
     ///
@@ -152,6 +179,13 @@ public actor PersistentHistoryTracker {
     }
 
     /// Stops merging into a context added with ``addMergeTarget(_:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let target = await tracker.addMergeTarget { changes in print(changes.insertedObjectIDs.count, "new objects") }
+    /// await tracker.removeMergeTarget(target)
+    /// ```
     public func removeMergeTarget(_ id: UUID) {
         mergeTargets[id] = nil
     }
@@ -159,6 +193,13 @@ public actor PersistentHistoryTracker {
     /// Merges the transactions of other authors committed since the last one merged, records
     /// the new position, and prunes when due. The tracker does this by itself while it runs;
     /// call it to catch up at a moment of your choosing.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let merged = try await tracker.processNewTransactions()   // now, rather than at the next commit
+    /// print("merged \(merged.count) transactions")
+    /// ```
     ///
     /// - Returns: The transactions merged, oldest first.
     /// - Throws: ``StrataError`` when history cannot be read or the position not recorded.
@@ -244,6 +285,12 @@ public actor PersistentHistoryTracker {
     /// merged, and whatever is older than ``maxTransactionAge``. Known authors are those whose
     /// position is recorded in the store (every tracker's ``currentAuthor``, once it ran).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let deleted = try await tracker.pruneHistory()
+    /// ```
+    ///
     /// - Returns: The number of transactions deleted.
     /// - Throws: ``StrataError`` when the store cannot be written.
     @discardableResult
@@ -270,6 +317,12 @@ public actor PersistentHistoryTracker {
     /// Stops `author` from holding pruning back: its recorded positions are removed from every
     /// tracked store. A tracker of that author that runs again starts over from the oldest
     /// history left.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try await tracker.forgetAuthor("widget")   // the widget is gone: its position no longer holds history back
+    /// ```
     public func forgetAuthor(_ author: TransactionAuthor) throws {
         for store in container.historyTrackingStores {
             try store.setLastMergedHistoryToken(nil, forAuthor: author.name)

@@ -13,6 +13,13 @@ public protocol AttributeValueConvertible {
     static var isOptionalType: Bool { get }
     /// Reads a stored value. A value of another kind (which typed setters never store) reads
     /// as the type's zero value.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let year = Int16(storedValue: try movie.attributeValue(forKey: "year"))   // 1995
+    /// let title = String(storedValue: .null)                                    // "": not a string
+    /// ```
     init(storedValue: AttributeValue)
     /// The stored form of the value.
     var storedValue: AttributeValue { get }
@@ -27,6 +34,12 @@ extension Int: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer64 }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = Int(storedValue: .integer(42))   // 42
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = Int(truncatingIfNeeded: value) } else { self = 0 }
     }
@@ -38,6 +51,12 @@ extension Int16: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer16 }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let year = Int16(storedValue: try movie.attributeValue(forKey: "year"))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = Int16(truncatingIfNeeded: value) } else { self = 0 }
     }
@@ -49,6 +68,12 @@ extension Int32: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer32 }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stars = Int32(storedValue: try review.attributeValue(forKey: "stars"))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = Int32(truncatingIfNeeded: value) } else { self = 0 }
     }
@@ -60,6 +85,12 @@ extension Int64: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .integer64 }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let key = Int64(storedValue: .integer(12))   // 12
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .integer(let value) = storedValue { self = value } else { self = 0 }
     }
@@ -71,6 +102,12 @@ extension Double: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .double }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let rating = Double(storedValue: try movie.attributeValue(forKey: "rating"))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .double(let value) = storedValue { self = value } else { self = 0 }
     }
@@ -82,6 +119,12 @@ extension Float: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .float }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let score = Float(storedValue: .float(0.5))   // 0.5
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .float(let value) = storedValue { self = value } else { self = 0 }
     }
@@ -93,6 +136,12 @@ extension Decimal: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .decimal }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let boxOffice = Decimal(storedValue: try movie.attributeValue(forKey: "boxOffice"))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .decimal(let value) = storedValue { self = value } else { self = 0 }
     }
@@ -104,6 +153,12 @@ extension String: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .string }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let title = String(storedValue: try movie.attributeValue(forKey: "title"))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .string(let value) = storedValue { self = value } else { self = "" }
     }
@@ -115,6 +170,12 @@ extension Bool: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .boolean }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let isSeen = Bool(storedValue: .boolean(true))   // true
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .boolean(let value) = storedValue { self = value } else { self = false }
     }
@@ -126,6 +187,12 @@ extension Date: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .date }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let released = Date(storedValue: .date(Date(timeIntervalSince1970: 818_035_200)))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .date(let value) = storedValue { self = value } else { self = Date(timeIntervalSinceReferenceDate: 0) }
     }
@@ -137,6 +204,12 @@ extension Data: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .binaryData }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let poster = Data(storedValue: .data(Data([0x89, 0x50, 0x4E, 0x47])))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .data(let value) = storedValue { self = value } else { self = Data() }
     }
@@ -148,6 +221,12 @@ extension UUID: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .uuid }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let id = UUID(storedValue: try movie.attributeValue(forKey: "id"))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .uuid(let value) = storedValue {
             self = value
@@ -163,6 +242,12 @@ extension URL: AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     public static var attributeType: AttributeType { .uri }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let trailer = URL(storedValue: .url(URL(string: "https://example.com/heat.mp4")!))
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .url(let value) = storedValue { self = value } else { self = URL(fileURLWithPath: "/") }
     }
@@ -176,6 +261,12 @@ extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConve
     /// Whether the Swift type admits `nil`.
     public static var isOptionalType: Bool { true }
     /// Reads a stored value; a value of another kind reads as zero, empty or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let released = Date?(storedValue: try movie.attributeValue(forKey: "releaseDate"))   // nil when not set
+    /// ```
     @inlinable public init(storedValue: AttributeValue) {
         if case .null = storedValue { self = nil } else { self = Wrapped(storedValue: storedValue) }
     }

@@ -44,6 +44,8 @@ public struct BatchInsertRequest {
 
     /// Inserts one object per dictionary of attribute values by name.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let request = BatchInsertRequest(entityName: "Movie", objects: [["title": "Heat", "year": 1995]])
     /// ```
@@ -53,6 +55,14 @@ public struct BatchInsertRequest {
     }
 
     /// Inserts one object of a class per dictionary of attribute values by name.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = BatchInsertRequest(
+    ///     entity: Movie.self, objects: [["title": "Heat", "year": 1995], ["title": "Ronin", "year": 1998]])
+    /// try context.execute(request)
+    /// ```
     public init<Model: ManagedObject>(entity: Model.Type, objects: [[String: Any]]) {
         self.init(entityName: Model.entity.name, objects: objects)
     }
@@ -60,6 +70,17 @@ public struct BatchInsertRequest {
     /// Inserts the rows a handler fills one at a time (Core Data's `dictionaryHandler`): each
     /// call gets an empty dictionary to fill and returns `true` when there are no more rows
     /// (that call's dictionary is not inserted).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var titles = ["Heat", "Ronin", "Collateral"].makeIterator()
+    /// let request = BatchInsertRequest(entityName: "Movie") { (row: inout [String: Any]) in
+    ///     guard let title = titles.next() else { return true }   // true: no more rows
+    ///     row["title"] = title
+    ///     return false
+    /// }
+    /// ```
     public init(entityName: String, dictionaryHandler: @escaping (inout [String: Any]) throws -> Bool) {
         self.entityName = entityName
         self.source = .dictionaryHandler(dictionaryHandler)
@@ -69,6 +90,8 @@ public struct BatchInsertRequest {
     /// each call gets an object with the entity's default values, not in any context, to set
     /// attributes on, and returns `true` when there are no more (that call's object is not
     /// inserted). The object is only valid during the call: keep its values, not the object.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// var titles = ["Heat", "Ronin"].makeIterator()
@@ -88,6 +111,8 @@ public struct BatchInsertRequest {
 
     /// Inserts one object per value snapshot (`Movie.Value`); their object IDs and
     /// relationships are ignored.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let request = BatchInsertRequest(entity: Movie.self, values: importedMovies)   // [Movie.Value]
@@ -129,6 +154,15 @@ public struct BatchUpdateRequest: Sendable {
     public var resultType: BatchResultType = .statusOnly
 
     /// An update of the objects of `entityName` that `predicate` matches.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = BatchUpdateRequest(
+    ///     entityName: "Movie", predicate: try QueryPredicate(format: "year < 1950"),
+    ///     propertiesToUpdate: ["rating": .key("rating") + 1])
+    /// try context.execute(request)
+    /// ```
     public init(entityName: String, predicate: QueryPredicate? = nil, propertiesToUpdate: [String: BatchUpdateExpression] = [:]) {
         self.entityName = entityName
         self.predicate = predicate
@@ -136,6 +170,12 @@ public struct BatchUpdateRequest: Sendable {
     }
 
     /// An update of the objects of a class that `predicate` matches.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = BatchUpdateRequest(entity: Movie.self, where: \.rating == 0, propertiesToUpdate: ["rating": 3.0])
+    /// ```
     public init<Model: ManagedObject>(
         entity: Model.Type, where predicate: FetchPredicate<Model>? = nil,
         propertiesToUpdate: [String: BatchUpdateExpression] = [:]
@@ -167,6 +207,13 @@ public struct BatchDeleteRequest: Sendable {
 
     /// Deletes the objects a fetch request matches (its predicate, subentity choice, and —
     /// when set — its sort order, limit and offset).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = BatchDeleteRequest(fetchRequest: FetchRequest<Review>(predicate: \.stars == 0))
+    /// try context.execute(request)
+    /// ```
     public init<Model: EntityModel>(fetchRequest: FetchRequest<Model>) {
         selection = .fetchRequest(
             StoreFetchRequest(
@@ -177,11 +224,25 @@ public struct BatchDeleteRequest: Sendable {
     }
 
     /// Deletes the objects of `entityName` that `predicate` matches (all of them when `nil`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let everything = BatchDeleteRequest(entityName: "Review")
+    /// let unrated = BatchDeleteRequest(entityName: "Review", predicate: try QueryPredicate(format: "stars == 0"))
+    /// ```
     public init(entityName: String, predicate: QueryPredicate? = nil) {
         selection = .fetchRequest(StoreFetchRequest(entityName: entityName, predicate: predicate))
     }
 
     /// Deletes these objects; IDs of objects that no longer exist are skipped.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = BatchDeleteRequest(objectIDs: movies.map(\.objectID))
+    /// try context.execute(request)
+    /// ```
     public init(objectIDs: [ObjectID]) {
         selection = .objectIDs(objectIDs)
     }
@@ -191,6 +252,15 @@ extension BatchResult {
     /// The changes as a summary of object IDs, for ``ObjectContext/mergeChanges(fromRemoteContextSave:into:)``:
     /// every object the request inserted, updated and deleted when ``resultType`` is
     /// ``BatchResultType/objectIDs``; empty otherwise.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var request = BatchUpdateRequest(entity: Movie.self, where: \.year < 1950, propertiesToUpdate: ["rating": 5.0])
+    /// request.resultType = .objectIDs
+    /// let result = try context.execute(request)
+    /// ObjectContext.mergeChanges(fromRemoteContextSave: result.objectIDNotification(), into: [context])
+    /// ```
     public func objectIDNotification() -> ContextChanges {
         ContextChanges(
             name: .didSave, insertedObjectIDs: Set(insertedObjectIDs ?? []), updatedObjectIDs: Set(updatedObjectIDs ?? []),

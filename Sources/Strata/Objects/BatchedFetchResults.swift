@@ -147,6 +147,15 @@ extension ObjectContext {
     /// in batches as they are read (see ``BatchedFetchResults``). When unsaved changes affect
     /// the result, it is computed in full as ``fetch(_:)-(FetchRequest<Model>)`` would.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+    /// request.fetchBatchSize = 500
+    /// var total: Decimal = 0
+    /// for movie in try context.fetchBatched(request) { total += movie.boxOffice }   // 500 movies loaded at a time
+    /// ```
+    ///
     /// - Throws: The errors of ``fetch(_:)-(FetchRequest<Model>)``.
     public func fetchBatched<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> BatchedFetchResults<Model>
     {

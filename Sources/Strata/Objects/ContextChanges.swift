@@ -27,6 +27,8 @@ public struct ContextChanges: Sendable, Hashable {
 
     /// Creates a change summary.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let changes = ContextChanges(name: .didSave, deletedObjectIDs: [movie.objectID], author: "sync")
     /// otherContext.mergeChanges(from: changes)   // otherContext forgets the movie
@@ -48,6 +50,8 @@ public struct ContextChanges: Sendable, Hashable {
 
     /// The saved changes of one store commit: its object IDs, author and context name, named
     /// ``ContextNotification/Name/didSave``.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let observation = container.addCommitObserver { commit in

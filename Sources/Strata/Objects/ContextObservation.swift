@@ -10,6 +10,16 @@ public final class ContextObservation {
     }
 
     /// Stops the callbacks. Calling it again does nothing.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observation = context.addObserver(for: .didSave) { notification in
+    ///     print("saved", notification.insertedObjects.count, "new objects")
+    /// }
+    /// try context.save()
+    /// observation.cancel()   // no more calls
+    /// ```
     public func cancel() {
         removal?()
         removal = nil

@@ -20,6 +20,15 @@ extension DefaultSortable {
     }
 
     /// A request for the objects matching `predicate`, in the class's default order.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// extension Movie: DefaultSortable {
+    ///     static var defaultSortDescriptors: [FetchSortDescriptor<Movie>] { [.ascending(\.title)] }
+    /// }
+    /// let recent = try context.fetch(Movie.sortedFetchRequest(where: \.year >= 2000))   // by title
+    /// ```
     public static func sortedFetchRequest(where predicate: FetchPredicate<Self>) -> FetchRequest<Self> {
         FetchRequest(predicate: predicate, sortDescriptors: defaultSortDescriptors)
     }

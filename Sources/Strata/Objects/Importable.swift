@@ -44,6 +44,30 @@ public protocol Importable {
 
     /// Makes the importer data for a batch, once, before any item is imported.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// struct MovieRow: Importable {
+    ///     var title: String
+    ///     var directorName: String
+    ///
+    ///     // Every director the batch names, fetched in one query.
+    ///     static func generateImporterData(objects: [MovieRow], context: ObjectContext) throws -> [String: Person] {
+    ///         let directors = try context.fetch(Person.self, where: (\Person.name).in(objects.map(\.directorName)))
+    ///         return Dictionary(directors.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    ///     }
+    ///
+    ///     func importIntoContext(_ context: ObjectContext, importerData: inout [String: Person])
+    ///         -> PersistenceResult
+    ///     {
+    ///         let movie = Movie(context: context)
+    ///         movie.title = title
+    ///         movie.director = importerData[directorName]
+    ///         return .insert(movie.objectID)
+    ///     }
+    /// }
+    /// ```
+    ///
     /// - Parameters:
     ///   - objects: Every item of the batch, in input order.
     ///   - context: The context the items are imported into.
@@ -57,6 +81,33 @@ public protocol Importable {
     /// one may throw instead of returning ``PersistenceResult/fail(_:)``, and the import records
     /// the error as that item's failure and goes on.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// struct CastMember: Importable {
+    ///     var movieTitle: String
+    ///     var name: String
+    ///
+    ///     static func generateImporterData(objects: [CastMember], context: ObjectContext) throws -> [String: Person] {
+    ///         [:]   // filled as the items are imported
+    ///     }
+    ///
+    ///     // A name that comes back in a later row gets the Person the earlier row made.
+    ///     func importIntoContext(_ context: ObjectContext, importerData: inout [String: Person]) throws
+    ///         -> PersistenceResult
+    ///     {
+    ///         guard let movie = try context.fetch(Movie.self, where: \.title == movieTitle, limit: 1).first else {
+    ///             return .noAction
+    ///         }
+    ///         let person = importerData[name] ?? Person(context: context)
+    ///         person.name = name
+    ///         importerData[name] = person
+    ///         movie.cast.append(person)
+    ///         return .update(movie.objectID)
+    ///     }
+    /// }
+    /// ```
+    ///
     /// - Parameters:
     ///   - context: The context to write to.
     ///   - importerData: The batch's importer data, which the item may change for the items
@@ -67,6 +118,23 @@ public protocol Importable {
 
 extension Importable where ImporterData == Void {
     /// Nothing: an importable type without importer data needs no preparation.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// struct Retitle: Importable {   // no ImporterData, no generateImporterData(objects:context:)
+    ///     var id: UUID
+    ///     var title: String
+    ///
+    ///     func importIntoContext(_ context: ObjectContext, importerData: inout Void) throws -> PersistenceResult {
+    ///         guard let movie = try context.fetch(Movie.self, where: \.id == id, limit: 1).first else {
+    ///             return .noAction
+    ///         }
+    ///         movie.title = title
+    ///         return .update(movie.objectID)
+    ///     }
+    /// }
+    /// ```
     public static func generateImporterData(objects: [Self], context: ObjectContext) throws {}
 }
 
@@ -113,6 +181,8 @@ extension ObjectContext {
     /// Imports `objects` in two phases: ``Importable/generateImporterData(objects:context:)``
     /// once, then ``Importable/importIntoContext(_:importerData:)`` for each item in order.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let results: [PersistenceResult] = try context.importPersistableObjects(teachers)
     /// let failures = results.compactMap(\.error)
@@ -139,6 +209,8 @@ extension ObjectContext {
     ///
     /// For `Identifiable` items Swift picks this form unless the result is annotated as
     /// `[PersistenceResult]`, as in the kit.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let byID: [Teacher.ID: PersistenceResult] = try context.importPersistableObjects(teachers)

@@ -4,6 +4,8 @@ extension ManagedObject {
     /// Creates a new object of the class's entity in `context`'s schema and inserts it (the stack
     /// kit's `init(insertingInto:)`), throwing where ``init(context:)`` traps.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let movie = try Movie(insertingInto: context)
     /// ```
@@ -18,6 +20,14 @@ extension ManagedObject {
     /// Creates a new object of the class's entity in `context`'s schema, inserting it only when
     /// `insert` is `true` (the stack kit's `init(context:insert:)`); an object not inserted
     /// joins a context when inserted or related to an object of one.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let draft = try Movie(context: context, insert: false)   // in no context yet
+    /// draft.title = "Heat"
+    /// if !draft.title.isEmpty { context.insert(draft) }
+    /// ```
     ///
     /// - Throws: As ``init(insertingInto:)``.
     public convenience init(context: ObjectContext, insert: Bool) throws {
@@ -43,6 +53,8 @@ extension ManagedObject {
 extension EntityModel {
     /// The name of the class's entity (the kits' `entityName()`).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// Movie.entityName()   // "Movie"
     /// ```
@@ -50,6 +62,8 @@ extension EntityModel {
 
     /// A fetch request for the class's objects, with no predicate and no sort (the stack kit's
     /// `makeFetchRequest()`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let request = Movie.makeFetchRequest()

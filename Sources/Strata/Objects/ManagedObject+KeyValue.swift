@@ -10,6 +10,14 @@ extension ManagedObject {
     /// gives a `ManagedObject`, an unordered to-many a `Set<ManagedObject>`, an ordered one an
     /// `[ManagedObject]`. No value gives `nil`.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let title = try movie.value(forKey: "title") as? String   // "Heat"
+    /// let director = try movie.value(forKey: "director") as? ManagedObject
+    /// let reviews = try movie.value(forKey: "reviews") as? Set<ManagedObject>
+    /// ```
+    ///
     /// - Parameter key: An attribute or relationship name.
     /// - Returns: The value, or `nil` when there is none.
     /// - Throws: ``StrataError/Code/unknownKey`` when the entity has no property named `key`.
@@ -26,6 +34,14 @@ extension ManagedObject {
     }
 
     /// The stored form of the attribute named `key`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if case .date(let released) = try movie.attributeValue(forKey: "releaseDate") {
+    ///     print(released)
+    /// }
+    /// ```
     ///
     /// - Throws: ``StrataError/Code/unknownKey`` when the entity has no attribute named `key`.
     public final func attributeValue(forKey key: String) throws -> AttributeValue {
@@ -45,6 +61,14 @@ extension ManagedObject {
     /// collection of them (to-many); inverses are kept in step.
     ///
     /// Setting a value equal to the current one records no change.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try movie.setValue("Heat", forKey: "title")
+    /// try movie.setValue(1995, forKey: "year")          // an Int, stored in the Int16 attribute
+    /// try movie.setValue(director, forKey: "director")  // director.directed now holds the movie
+    /// ```
     ///
     /// - Parameters:
     ///   - value: The new value.
@@ -70,6 +94,13 @@ extension ManagedObject {
     ///
     /// For an object that was never saved, every attribute with a value and every non-empty
     /// relationship. A value that was changed and then set back counts as unchanged.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// movie.title = "Heat (1995)"
+    /// movie.changedValues()   // ["title": "Heat (1995)"]
+    /// ```
     public final func changedValues() -> [String: Any?] {
         var changes: [String: Any?] = [:]
         for (index, attribute) in entity.attributes.enumerated() {
@@ -96,6 +127,13 @@ extension ManagedObject {
     /// The values last committed to the store for `keys` (all properties when `nil`).
     ///
     /// An object that was never saved has no committed values and returns an empty dictionary.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// movie.title = "Heat (1995)"
+    /// let saved = try movie.committedValues(forKeys: ["title"])   // ["title": "Heat"]
+    /// ```
     ///
     /// - Throws: ``StrataError/Code/unknownKey`` for a name that is not a property.
     public final func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any?] {

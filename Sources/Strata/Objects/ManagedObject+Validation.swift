@@ -13,6 +13,16 @@ extension ManagedObject {
     /// date made from one), a floating-point negative zero, which SQLite would store as zero,
     /// and a string holding U+0000, which PostgreSQL cannot store.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// do {
+    ///     try movie.validateForSave()
+    /// } catch let error as StrataError where error.code == .validationFailed {
+    ///     for failure in error.details { print(failure.message) }   // one message per broken rule
+    /// }
+    /// ```
+    ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/validationFailed`` whose
     ///   ``StrataError/details`` hold one error per failure (codes
     ///   ``StrataError/Code/unrepresentableValue``, ``StrataError/Code/missingValue``, ``StrataError/Code/valueTooSmall``,
@@ -28,6 +38,12 @@ extension ManagedObject {
     }
 
     /// Every validation failure of the object, empty when it is valid.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let problems = movie.validationFailures().map(\.message)   // empty when the movie can be saved
+    /// ```
     public final func validationFailures() -> [StrataError] {
         if _isFault { _fireFault() }
         var failures: [StrataError] = []

@@ -73,6 +73,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// instances use it with an entity from a schema (for example one loaded from an Xcode
     /// model file).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // A model loaded from a file has no classes: its objects are plain ManagedObject instances.
+    /// guard let entity = schema.entity(named: "Book") else { return }
+    /// let book = ManagedObject(entity: entity)   // default values, in no context yet
+    /// try book.setValue("Dune", forKey: "title")
+    /// context.insert(book)
+    /// ```
+    ///
     /// - Parameter entity: The entity of the new object. It must not be abstract.
     public required init(entity: Entity) {
         precondition(!entity.isAbstract, "Cannot create an instance of the abstract entity \(entity.name).")
@@ -85,12 +95,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Creates an object for a row loaded from a store; its values are filled in by the context.
     /// Not for direct use: it skips the class's initial values and `awakeFromInsert()`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // What contexts do for a row they load, whatever the entity's class:
+    /// let type = entity.objectType as? ManagedObject.Type ?? ManagedObject.self
+    /// let object = type.init(_storedEntity: entity)   // the context fills in the row's values
+    /// ```
     public required convenience init(_storedEntity entity: Entity) {
         self.init(_storedEntity: entity, objectID: ObjectID(entityName: entity.name, entityNameHash: entity.nameHash))
     }
 
     /// Creates an object for the stored row with `objectID`; its values are filled in by the
     /// context. Not for direct use.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // What contexts do to make a fault for a stored object:
+    /// let type = entity.objectType as? ManagedObject.Type ?? ManagedObject.self
+    /// let fault = type.init(_storedEntity: entity, objectID: objectID)
+    /// ```
     public required init(_storedEntity entity: Entity, objectID: ObjectID) {
         self.entity = entity
         self.objectID = objectID
@@ -100,11 +126,27 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Creates a new object of the class's entity (``entity-swift.type.property``), not yet in
     /// any context.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = Movie()   // in no context yet
+    /// movie.title = "Heat"
+    /// context.insert(movie)
+    /// ```
     public convenience init() {
         self.init(entity: Self.entity)
     }
 
     /// Creates a new object and inserts it into `context`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = Movie(context: context)   // inserted
+    /// movie.title = "Heat"
+    /// try context.save()
+    /// ```
     ///
     /// - Parameter context: The context that will own the object. Its schema must contain the
     ///   class's entity.
@@ -143,6 +185,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `@Entity` generates this table; queries and sort descriptors use it to turn
     /// `\Movie.title` into `"title"`.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Movie.propertyName(for: \Movie.title)      // "title"
+    /// Movie.propertyName(for: \Movie.objectID)   // nil: not a persistent property
+    /// ```
+    ///
     /// - Parameter keyPath: A key path rooted in this class.
     /// - Returns: The property name, or `nil` when the key path is not a stored property.
     open class func propertyName(for keyPath: AnyKeyPath) -> String? { nil }
@@ -162,6 +211,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Called when the object is first inserted into a context. Override to set up values that
     /// depend on the context; call `super`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// @Entity final class Review: ManagedObject {
+    ///     var text: String = ""
+    ///     var created: Date = .distantPast
+    ///
+    ///     override func awakeFromInsert() {
+    ///         super.awakeFromInsert()
+    ///         created = Date()   // once, when first inserted; never for fetched reviews
+    ///     }
+    /// }
+    /// ```
     open func awakeFromInsert() {}
 
     // MARK: State

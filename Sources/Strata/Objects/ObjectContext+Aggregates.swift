@@ -9,6 +9,8 @@ extension ObjectContext {
     /// group keys unless the request has sort descriptors, and
     /// ``FetchRequest/havingPredicate`` keeps only some groups.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// var request = FetchRequest<Movie>(predicate: \.year >= 1990)
     /// request.propertiesToFetch = [.attribute("director.name", as: "director"), .count(as: "movies")]
@@ -74,6 +76,8 @@ extension ObjectContext {
     /// The sum of an attribute over the saved objects that match (0 when none do), computed by
     /// the store without loading objects.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let total: Decimal = try context.sum(\Movie.boxOffice, where: \.year >= 1990)
     /// let reviews: Int = try context.sum(\Review.stars)
@@ -108,6 +112,8 @@ extension ObjectContext {
     /// The sum of an attribute as the number type you name, as the repository kit's `as:`
     /// does (0 when no object matches).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let score: Int64 = try context.sum(\Player.score, as: Int64.self)
     /// let stars = try context.sum(\Review.stars, as: Double.self, where: \.movie == heat)
@@ -133,6 +139,13 @@ extension ObjectContext {
     /// The average of an attribute over the saved objects that match, or `nil` when none do.
     ///
     /// Decimals average exactly to `Decimal`; other numbers to `Double`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let rating = try context.average(\Movie.rating, where: \.year >= 1990)   // Double?, nil without movies
+    /// let boxOffice = try context.average(\Movie.boxOffice)                    // Decimal?, exact
+    /// ```
     public func average<Model: PersistentModel, Value: AggregatableAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Average? {
@@ -141,6 +154,13 @@ extension ObjectContext {
     }
 
     /// The smallest value of an attribute among the saved objects that match, or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let earliest = try context.min(\Movie.releaseDate)                     // Date?
+    /// let lowest = try context.min(\Review.stars, where: \.movie == movie)   // nil without reviews
+    /// ```
     public func min<Model: PersistentModel, Value: OrderedAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Bound? {
@@ -149,6 +169,13 @@ extension ObjectContext {
     }
 
     /// The largest value of an attribute among the saved objects that match, or `nil`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let newest = try context.max(\Movie.year)            // Int16?
+    /// let last = try context.max(\Movie.title)             // the last title in order
+    /// ```
     public func max<Model: PersistentModel, Value: OrderedAttribute>(
         _ keyPath: KeyPath<Model, Value>, where predicate: FetchPredicate<Model>? = nil
     ) throws -> Value.Bound? {
@@ -165,8 +192,22 @@ public protocol AggregatableAttribute: AttributeValueConvertible {
     /// The type of an average.
     associatedtype Average
     /// Reads a sum computed by the store.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let total = Int16.sum(from: .integer(1_234))           // 1234, an Int
+    /// let exact = Decimal.sum(from: .decimal(187_436_818))   // a Decimal
+    /// ```
     static func sum(from value: AttributeValue) -> Sum
     /// Reads an average computed by the store (`nil` for no rows).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mean = Int32.average(from: .double(3.5))   // 3.5, a Double
+    /// let none = Int32.average(from: .null)          // nil: no rows
+    /// ```
     static func average(from value: AttributeValue) -> Average?
 }
 
@@ -175,6 +216,13 @@ public protocol OrderedAttribute: AttributeValueConvertible {
     /// The type of the smallest or largest value.
     associatedtype Bound
     /// Reads a value computed by the store (`nil` for no rows).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let newest = Int16.bound(from: .integer(2024))   // 2024, an Int16
+    /// let first = Date.bound(from: .null)              // nil: no rows
+    /// ```
     static func bound(from value: AttributeValue) -> Bound?
 }
 
@@ -198,15 +246,39 @@ private func double(_ value: AttributeValue) -> Double? {
 
 extension AggregatableAttribute where Self: BinaryInteger {
     /// The sum as an `Int`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stars = Int32.sum(from: .integer(42))   // 42, an Int
+    /// ```
     public static func sum(from value: AttributeValue) -> Int { integer(value) ?? 0 }
     /// The average as a `Double`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mean = Int16.average(from: .double(1994.5))   // 1994.5
+    /// ```
     public static func average(from value: AttributeValue) -> Double? { double(value) }
 }
 
 extension AggregatableAttribute where Self: BinaryFloatingPoint {
     /// The sum as a `Double`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let total = Float.sum(from: .double(12.5))   // 12.5, a Double
+    /// ```
     public static func sum(from value: AttributeValue) -> Double { double(value) ?? 0 }
     /// The average as a `Double`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mean = Double.average(from: .double(3.75))   // 3.75
+    /// ```
     public static func average(from value: AttributeValue) -> Double? { double(value) }
 }
 
@@ -215,8 +287,20 @@ extension Int16: AggregatableAttribute {}
 extension Int32: AggregatableAttribute {}
 extension Int64: AggregatableAttribute {
     /// The sum as an `Int64`, the attribute's own type.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let total = Int64.sum(from: .integer(9_000_000_000))   // an Int64
+    /// ```
     public static func sum(from value: AttributeValue) -> Int64 { integer(value).map(Int64.init) ?? 0 }
     /// The average as a `Double`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mean = Int64.average(from: .integer(12))   // 12.0
+    /// ```
     public static func average(from value: AttributeValue) -> Double? { double(value) }
 }
 extension Double: AggregatableAttribute {}
@@ -224,25 +308,62 @@ extension Float: AggregatableAttribute {}
 
 extension Decimal: AggregatableAttribute {
     /// The exact sum.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let total = Decimal.sum(from: .decimal(187_436_818))   // exact
+    /// ```
     public static func sum(from value: AttributeValue) -> Decimal { ValueComparison.decimal(value) ?? 0 }
     /// The exact average.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mean = Decimal.average(from: .decimal(25))   // 25, exact
+    /// ```
     public static func average(from value: AttributeValue) -> Decimal? { ValueComparison.decimal(value) }
 }
 
 extension Optional: AggregatableAttribute where Wrapped: AggregatableAttribute {
     /// The wrapped type's sum.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let total = Optional<Int16>.sum(from: .integer(42))   // 42, an Int as for Int16
+    /// ```
     public static func sum(from value: AttributeValue) -> Wrapped.Sum { Wrapped.sum(from: value) }
     /// The wrapped type's average.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mean = Optional<Double>.average(from: .null)   // nil: no rows
+    /// ```
     public static func average(from value: AttributeValue) -> Wrapped.Average? { Wrapped.average(from: value) }
 }
 
 extension OrderedAttribute where Self: BinaryInteger {
     /// The value in the attribute's own type (an `Int16` attribute's maximum is an `Int16`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let newest = Int16.bound(from: .integer(2024))       // 2024, an Int16
+    /// let tooLarge = Int16.bound(from: .integer(70_000))   // nil: it does not fit
+    /// ```
     public static func bound(from value: AttributeValue) -> Self? { integer(value).flatMap { Self(exactly: $0) } }
 }
 
 extension OrderedAttribute where Self: BinaryFloatingPoint {
     /// The value in the attribute's own type.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let best = Float.bound(from: .double(4.5))   // 4.5, a Float
+    /// ```
     public static func bound(from value: AttributeValue) -> Self? { double(value).map { Self($0) } }
 }
 
@@ -255,11 +376,23 @@ extension Float: OrderedAttribute {}
 
 extension Decimal: OrderedAttribute {
     /// The exact value.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let largest = Decimal.bound(from: .decimal(187_436_818))
+    /// ```
     public static func bound(from value: AttributeValue) -> Decimal? { ValueComparison.decimal(value) }
 }
 
 extension Date: OrderedAttribute {
     /// The date.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let first = Date.bound(from: .date(Date(timeIntervalSince1970: 0)))   // 1 January 1970
+    /// ```
     public static func bound(from value: AttributeValue) -> Date? {
         if case .date(let date) = value { return date }
         return nil
@@ -268,6 +401,12 @@ extension Date: OrderedAttribute {
 
 extension String: OrderedAttribute {
     /// The string.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let firstTitle = String.bound(from: .string("Alien"))   // "Alien"
+    /// ```
     public static func bound(from value: AttributeValue) -> String? {
         if case .string(let text) = value { return text }
         return nil
@@ -276,6 +415,12 @@ extension String: OrderedAttribute {
 
 extension Optional: OrderedAttribute where Wrapped: OrderedAttribute {
     /// The wrapped type's value.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let earliest = Optional<Date>.bound(from: .null)   // nil: no rows
+    /// ```
     public static func bound(from value: AttributeValue) -> Wrapped.Bound? { Wrapped.bound(from: value) }
 }
 
@@ -356,11 +501,25 @@ enum HavingEvaluator {
 /// `Decimal`. Used by ``ObjectContext/sum(_:as:where:)``.
 public protocol AggregateResult {
     /// The store's aggregate as this type, or `nil` when it does not fit.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let stars = Int8.aggregateResult(from: .integer(42))       // 42
+    /// let tooLarge = Int8.aggregateResult(from: .integer(300))   // nil: it does not fit
+    /// ```
     static func aggregateResult(from value: AttributeValue) -> Self?
 }
 
 extension AggregateResult where Self: FixedWidthInteger {
     /// The aggregate when it is a whole number in the type's range.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = UInt16.aggregateResult(from: .double(12))       // 12
+    /// let fraction = UInt16.aggregateResult(from: .double(1.5))   // nil: not a whole number
+    /// ```
     public static func aggregateResult(from value: AttributeValue) -> Self? {
         switch value {
         case .integer(let number): Self(exactly: number)
@@ -373,6 +532,12 @@ extension AggregateResult where Self: FixedWidthInteger {
 
 extension AggregateResult where Self: BinaryFloatingPoint {
     /// The aggregate, rounded to the type's precision.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let mean = Float.aggregateResult(from: .decimal(2.5))   // 2.5
+    /// ```
     public static func aggregateResult(from value: AttributeValue) -> Self? { double(value).map { Self($0) } }
 }
 
@@ -391,5 +556,11 @@ extension Float: AggregateResult {}
 
 extension Decimal: AggregateResult {
     /// The aggregate, exact for integers and decimals.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let total = Decimal.aggregateResult(from: .integer(1_200))   // 1200
+    /// ```
     public static func aggregateResult(from value: AttributeValue) -> Decimal? { ValueComparison.decimal(value) }
 }

@@ -8,6 +8,15 @@ import Foundation
 extension ObjectContext {
     /// Runs a batch insert.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var request = BatchInsertRequest(entity: Movie.self, objects: [["title": "Heat", "year": 1995]])
+    /// request.resultType = .count
+    /// let result = try context.execute(request)
+    /// print(result.count)   // 1
+    /// ```
+    ///
     /// - Returns: What the request did.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/unknownKey``,
     ///   ``StrataError/Code/typeMismatch``, ``StrataError/Code/valueOutOfRange`` or
@@ -32,6 +41,14 @@ extension ObjectContext {
 
     /// Runs a batch update.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = BatchUpdateRequest(entity: Movie.self, where: \.year < 1950, propertiesToUpdate: ["rating": 5.0])
+    /// try context.execute(request)
+    /// context.refreshAllObjects()   // movies already loaded show the new rating
+    /// ```
+    ///
     /// - Returns: What the request did.
     /// - Throws: ``StrataError`` for an unknown entity or key, a value of the wrong type, or a
     ///   broken uniqueness constraint; nothing is written after any error.
@@ -53,6 +70,15 @@ extension ObjectContext {
     ///
     /// Deleting by object IDs that live in several stores runs one transaction per store: like
     /// a save that spans stores, the request is atomic per store only.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var request = BatchDeleteRequest(fetchRequest: FetchRequest<Review>(predicate: \.stars == 0))
+    /// request.resultType = .objectIDs
+    /// let result = try context.execute(request)
+    /// ObjectContext.mergeChanges(fromRemoteContextSave: result.objectIDNotification(), into: [context])
+    /// ```
     ///
     /// - Returns: What the request did.
     /// - Throws: ``StrataError`` with code ``StrataError/Code/deleteDenied`` when a deny rule
@@ -102,6 +128,8 @@ extension ObjectContext {
     /// into contexts (Core Data's `mergeChanges(fromRemoteContextSave:into:)`): objects they
     /// hold that were updated are refreshed, deleted ones leave, and their observers and
     /// controllers hear of it.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// var request = BatchDeleteRequest(fetchRequest: FetchRequest<Movie>(predicate: \.year < 1950))

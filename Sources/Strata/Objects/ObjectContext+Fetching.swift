@@ -4,6 +4,8 @@ extension ObjectContext {
     /// Every object of `type`'s entity and its subentities: the saved ones, as changed in this
     /// context, plus the inserted ones; deleted objects are left out.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let movies = try context.fetch(Movie.self)
     /// ```
@@ -18,6 +20,8 @@ extension ObjectContext {
 
     /// Every object of the entity named `entityName` and its subentities, as ``fetch(_:)-(FetchRequest<Model>)``.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let movies = try context.fetch(entityName: "Movie")   // [ManagedObject]
     /// let titles = try movies.map { try $0.value(forKey: "title") as? String }
@@ -30,6 +34,8 @@ extension ObjectContext {
 
     /// The objects with the given IDs that exist, in the order of `objectIDs`; IDs of deleted or
     /// unknown objects are skipped (the data-stack kit's `existing(_:withIDs:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let ids = movies.map(\.objectID)      // kept from an earlier fetch, or sent from another context
@@ -53,6 +59,8 @@ extension ObjectContext {
     /// The object with the given ID, as a `Model` (the data-stack kit's `existing(_:withID:)`):
     /// loaded from its store if the context does not hold it yet.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let movie = try context.existing(Movie.self, withID: movieID)
     /// ```
@@ -72,6 +80,8 @@ extension ObjectContext {
 
     /// The object a typed ID names, loaded from its store if the context does not hold it yet.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let id: TypedObjectID<Movie> = movie.typedObjectID
     /// let same: Movie = try context.existingObject(with: id)
@@ -85,6 +95,8 @@ extension ObjectContext {
 
     /// The number of objects ``fetch(_:)-(Model.Type)`` would return, counted in the store.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let total = try context.count(for: Movie.self)   // unsaved insertions and deletions included
     /// ```
@@ -93,6 +105,8 @@ extension ObjectContext {
     }
 
     /// The number of objects of an entity and its subentities, unsaved changes included.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let reviews = try context.count(entityName: "Review")

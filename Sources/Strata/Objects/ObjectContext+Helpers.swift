@@ -6,6 +6,8 @@ extension ObjectContext {
     /// With setters that write only changed values (equal writes are not changes in Strata),
     /// this saves nothing — and posts no save notifications — when an update changed nothing.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// movie.title = movie.title      // equal: no change
     /// let saved = try context.saveIfNeeded()   // false
@@ -24,6 +26,8 @@ extension ObjectContext {
     /// is not deleted yet, or the counterpart here of an object of another context that still
     /// exists. `nil`, an object already deleted here, and an object of another context that no
     /// longer exists do nothing.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// context.deleteIfPresent(movie.director)
@@ -52,6 +56,8 @@ extension ObjectContext {
 extension ObjectContext {
     /// The object with `objectID` as `Model`, loaded from its store if need be.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let movie: Movie = try context.existingObject(with: id)
     /// ```
@@ -65,6 +71,8 @@ extension ObjectContext {
     /// `object` as it is in this context: the object itself, or its counterpart loaded here for
     /// an object of another context; `nil` when it was deleted, was never saved (a new object
     /// of another context), or no longer exists in its store.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// if let current = try background.existing(movie) { current.rating = 5 }
@@ -83,6 +91,8 @@ extension ObjectContext {
     /// Inserts a new object of the class the call site asks for (the SwiftUI note's
     /// `insertObject()`).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let article: Article = try context.insertObject()
     /// article.content = "Hello"
@@ -97,11 +107,24 @@ extension ObjectContext {
     }
 
     /// Sets the author recorded with this context's saves (the data-stack kit's `setAuthor(_:)`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// context.setAuthor("import")   // as context.transactionAuthor = "import"
+    /// try context.save()            // history and StoreCommit.author say "import"
+    /// ```
     public func setAuthor(_ author: TransactionAuthor) {
         transactionAuthor = author
     }
 
     /// The author recorded with this context's saves (the data-stack kit's `author()`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let author = context.author()   // nil until set; "viewContext" for a container's view context
+    /// ```
     public func author() -> TransactionAuthor? {
         transactionAuthor
     }

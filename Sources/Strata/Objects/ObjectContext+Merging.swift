@@ -135,6 +135,8 @@ extension ObjectContext {
     /// Merging does not make changes of its own: the context's ``hasChanges`` is what it was,
     /// minus the edits a policy discarded and the deletions it learned of.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let saves = container.savedChanges()
     /// for await save in saves { await MainActor.run { container.viewContext.mergeChanges(from: save) } }

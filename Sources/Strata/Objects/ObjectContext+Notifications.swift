@@ -7,6 +7,8 @@ extension ObjectContext {
     /// registration, when the notification is posted: `willSave` before the save validates,
     /// `didSave` after it succeeded, `objectsDidChange` when pending changes are processed.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let observation = context.addObserver(for: .objectsDidChange) { notification in
     ///     for movie in notification.updatedObjects.compactMap({ $0 as? Movie }) { print(movie.title) }
@@ -23,6 +25,8 @@ extension ObjectContext {
     }
 
     /// The notifications of this context named in `names`, as their `Sendable` form.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for await changes in context.changes(for: [.didSave]) {
@@ -44,6 +48,8 @@ extension ObjectContext {
     /// itself at the end of the main actor's current turn, and
     /// ``PersistentContainer/performBackgroundTask(author:_:)`` when its work ends; call it
     /// yourself to announce changes sooner, or in contexts you made.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let observation = context.addObserver(for: .objectsDidChange) { print($0.insertedObjects.count) }

@@ -14,6 +14,8 @@ struct ObjectQuery {
 extension ObjectContext {
     /// The objects a request matches, in its order.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
     /// let movies = try context.fetch(request)
@@ -34,6 +36,8 @@ extension ObjectContext {
 
     /// The objects of a class that match a predicate, sorted, at most `limit` of them.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let recent = try context.fetch(Movie.self, where: \.year >= 1990, sortedBy: [.descending(\.releaseDate)], limit: 20)
     /// ```
@@ -48,6 +52,15 @@ extension ObjectContext {
     }
 
     /// The IDs of the objects a request matches, in its order (Core Data's `managedObjectIDResultType`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let ids = try context.fetchObjectIDs(FetchRequest<Movie>(predicate: \.year < 1950))   // loads no object
+    /// let titles = try await container.performBackgroundTask { background in
+    ///     try background.existing(Movie.self, withIDs: ids).map(\.title)
+    /// }
+    /// ```
     public func fetchObjectIDs<Model: ManagedObject>(_ request: FetchRequest<Model>) throws -> [ObjectID] {
         let query = try query(for: request)
         if !usesPendingChanges(query), parent == nil, container != nil {
@@ -60,6 +73,12 @@ extension ObjectContext {
 
     /// The number of objects a request matches, counted in the store when there are no unsaved
     /// changes to account for.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let classics = try context.count(for: FetchRequest<Movie>(predicate: \.year < 1950))
+    /// ```
     public func count<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> Int {
         let query = try query(for: request)
         if !usesPendingChanges(query), parent == nil, container != nil {
@@ -72,6 +91,13 @@ extension ObjectContext {
 
     /// Deletes every object of a class that matches a predicate (all of them when `nil`);
     /// the deletions are saved with the next ``save()``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let removed = try context.removeInstances(of: Review.self, matching: \.stars == 0)
+    /// try context.save()
+    /// ```
     ///
     /// - Returns: The number of objects deleted.
     @discardableResult
@@ -267,6 +293,8 @@ extension ObjectContext {
 
 extension FetchRequest where Model: ManagedObject {
     /// Fetches the request's objects in `context` (the stack kit's `execute(with:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let johns = try Person.makeFetchRequest().fetchingBy(key: "name", value: "John").execute(with: context)

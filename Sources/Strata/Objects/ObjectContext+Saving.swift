@@ -17,6 +17,18 @@ extension ObjectContext {
     /// being written: the save then resolves again and writes again, so it does not fail for a
     /// conflict its policy can resolve.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = Movie(context: context)
+    /// movie.title = "Heat"
+    /// do {
+    ///     try context.save()
+    /// } catch let error as StrataError where error.code == .validationFailed {
+    ///     context.rollback()   // or fix the values and save again
+    /// }
+    /// ```
+    ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/validationFailed`` (every failure
     ///   in ``StrataError/details``), ``StrataError/Code/optimisticLockingFailure`` when another
     ///   context saved a change to one of the objects since this one loaded it (with the
@@ -70,6 +82,14 @@ extension ObjectContext {
     /// Use it to hand an ID to another context or to archive it before saving. The objects stay
     /// inserted; saving them later keeps these IDs.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movie = Movie(context: context)
+    /// try context.obtainPermanentIDs(for: [movie])
+    /// let id = movie.objectID   // permanent: other contexts can look it up once the movie is saved
+    /// ```
+    ///
     /// - Parameter objects: Objects of this context; saved ones are left alone.
     /// - Throws: ``StrataError`` when the store cannot reserve keys.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
@@ -88,6 +108,13 @@ extension ObjectContext {
 
     /// Discards every unsaved change: inserted objects leave the context, changed and deleted
     /// ones get their saved values back.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// movie.title = "Typo"
+    /// context.rollback()   // movie.title is what was saved
+    /// ```
     public func rollback() {
         pendingErrors.removeAll()
         for object in unsaved.insertedObjects {
@@ -108,6 +135,16 @@ extension ObjectContext {
     /// Related objects refer to each other, and objects keep their context alive; a context
     /// that lives long (a server's, an importer's) should be reset now and then, which also
     /// releases those references.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for batch in batches {
+    ///     for row in batch { Movie(context: context).title = row.title }
+    ///     try context.save()
+    ///     context.reset()   // lets go of the batch's objects
+    /// }
+    /// ```
     public func reset() {
         for object in registered.values {
             object.context = nil
@@ -126,6 +163,13 @@ extension ObjectContext {
     /// New (inserted) objects are left as they are.
     ///
     /// The next `objectsDidChange` lists the object in ``ContextNotification/refreshedObjects``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// context.refresh(movie, mergeChanges: false)   // unsaved edits gone; reloads when next read
+    /// context.refresh(movie, mergeChanges: true)    // reloads now, keeps unsaved edits on top
+    /// ```
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.context === self, !object._isInserted, !object.objectID.isTemporaryID else { return }
         refreshValues(of: object, mergeChanges: mergeChanges)
@@ -167,6 +211,13 @@ extension ObjectContext {
     }
 
     /// Refreshes every registered object, keeping unsaved changes.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try context.execute(BatchUpdateRequest(entity: Movie.self, propertiesToUpdate: ["rating": 0.0]))
+    /// context.refreshAllObjects()   // loaded movies show the new ratings
+    /// ```
     public func refreshAllObjects() {
         for object in Array(registered.values) { refresh(object, mergeChanges: true) }
     }

@@ -102,6 +102,8 @@ public final class ObjectContext {
 
     /// Creates a context that tracks objects of `schema` in memory, with no store to save to.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let context = ObjectContext(schema: try Schema([Movie.self]))
     /// let movie = Movie(context: context)
@@ -114,6 +116,13 @@ public final class ObjectContext {
     }
 
     /// Creates a context that loads from and saves to the stores of `container`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let context = ObjectContext(container: container)   // as container.newBackgroundContext()
+    /// context.transactionAuthor = "import"
+    /// ```
     public init(container: PersistentContainer) {
         self.schema = container.schema
         self.containerReference = .strong(container)
@@ -140,6 +149,8 @@ public final class ObjectContext {
     /// Creates a child context: it sees its parent's objects, unsaved changes included, and its
     /// ``save()`` pushes its changes into the parent instead of a store — a scratch pad whose
     /// work can be kept (save, then save the parent) or thrown away (discard the child).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let editor = ObjectContext(parent: context)
@@ -186,6 +197,8 @@ public final class ObjectContext {
     /// Inserting an object that is already in this context does nothing. Inserting an object of
     /// another context, or one that was saved already, inserts nothing and makes the next
     /// ``save()`` fail with ``StrataError/Code/wrongContext``.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let movie = Movie()
@@ -244,6 +257,8 @@ public final class ObjectContext {
     /// save fail with ``StrataError/Code/deleteDenied``.
     ///
     /// Deleting an object that was inserted and never saved simply removes it from the context.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// context.delete(movie)   // its reviews too (cascade); its director no longer lists it (nullify)
@@ -310,6 +325,8 @@ public final class ObjectContext {
 
     /// The registered object with `objectID`, or `nil` when the context holds none.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let movie = context.registeredObject(for: id) as? Movie   // nil unless registered; reads no store
     /// ```
@@ -318,6 +335,8 @@ public final class ObjectContext {
     }
 
     /// The object with `objectID`, loaded from its store if the context does not hold it yet.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let id = movie.objectID   // once saved; Sendable, so it can go to another context
@@ -345,6 +364,8 @@ public final class ObjectContext {
 
     /// The object with `objectID`: the registered instance, or a *fault* that loads its values
     /// from the store the first time one of them is read. No store is read here.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let movie = try context.object(with: id) as! Movie   // a fault, if not registered yet

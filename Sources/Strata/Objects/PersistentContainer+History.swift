@@ -12,6 +12,8 @@ extension PersistentContainer {
     /// With a token, the token's store answers; without one, every store that records history
     /// does, and the transactions come in timestamp order.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// var request = HistoryFetchRequest(after: lastToken)
     /// request.excludedAuthors = ["app"]           // what the others did
@@ -37,6 +39,13 @@ extension PersistentContainer {
     /// Deletes the history before a token (not including the token's transaction) in the
     /// token's store (Core Data's `deleteHistory(before:)`).
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Once every reader has merged up to `token`:
+    /// let deleted = try container.deleteHistory(before: token)
+    /// ```
+    ///
     /// - Returns: The number of transactions deleted.
     /// - Throws: As ``fetchHistory(_:)``.
     @discardableResult
@@ -46,6 +55,8 @@ extension PersistentContainer {
     }
 
     /// Deletes the history that committed before `date`, in every store that records history.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// try container.deleteHistory(before: Date.now.addingTimeInterval(-7 * 24 * 3600))
@@ -63,6 +74,13 @@ extension PersistentContainer {
     /// or `nil` before its first transaction (Core Data's
     /// `currentPersistentHistoryToken(fromStores:)`). Ask a store itself
     /// (``PersistentStore/currentHistoryToken()``) when several record history.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let token = try container.currentHistoryToken()   // keep it: next time, fetch what came after
+    /// let later = try container.fetchHistory(HistoryFetchRequest(after: token))
+    /// ```
     ///
     /// - Throws: As ``fetchHistory(_:)``.
     public func currentHistoryToken() throws -> HistoryToken? {
@@ -97,6 +115,15 @@ extension HistoryTransaction {
     /// ``ContextNotification/Name/didSave`` (Core Data's `objectIDNotification()`): what
     /// ``ObjectContext/mergeChanges(from:)-(ContextChanges)`` and
     /// ``FetchedResultsController``s follow. Empty when fetched without changes.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for transaction in try container.fetchHistory(HistoryFetchRequest(after: token)) {
+    ///     let changes = transaction.objectIDNotification()   // Sendable: hand it to any context
+    ///     await MainActor.run { container.viewContext.mergeChanges(from: changes) }
+    /// }
+    /// ```
     public func objectIDNotification() -> ContextChanges {
         var changes = ContextChanges(name: .didSave, author: author, contextName: contextName)
         for change in self.changes ?? [] {
@@ -117,6 +144,8 @@ extension ObjectContext {
     /// it updated that this context holds are refreshed, objects it deleted leave, and
     /// observers hear of it as of any merged save
     /// (``mergeChanges(from:)-(ContextChanges)``).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for transaction in try container.fetchHistory(HistoryFetchRequest(after: token)) {

@@ -84,6 +84,8 @@ public final class PersistentContainer: Sendable {
     /// Opens (or creates) the stores for the model made of `entities` and the classes they are
     /// related to.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let container = try PersistentContainer(
     ///     name: "Movies", entities: [Movie.self, Review.self, Person.self], storeDescriptions: [.sqlite(storeURL)])
@@ -110,6 +112,8 @@ public final class PersistentContainer: Sendable {
     ///
     /// Each store description may name a configuration; an entity is kept in the store of the
     /// first configuration that lists it, or else in a store without configuration.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let schema = try Schema([Movie.self])   // also finds Review and Person
@@ -194,6 +198,8 @@ public final class PersistentContainer: Sendable {
     /// order the stores were added. Commit observers, live queries, streams of saved changes and
     /// contexts that merge automatically see its commits.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let archive = try container.addPersistentStore(.sqlite(archiveURL, configuration: "Archive"))
     /// ```
@@ -245,6 +251,14 @@ public final class PersistentContainer: Sendable {
     /// still holds some gets ``StrataError/Code/noStore`` or ``StrataError/Code/storeClosed``
     /// when it touches them. Entities it held go to the next store that can hold them, if any.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let archive = container.store(forEntityNamed: "Review") {
+    ///     try container.removePersistentStore(archive)   // closes it; its reviews can no longer be fetched
+    /// }
+    /// ```
+    ///
     /// - Throws: ``StrataError`` with code ``StrataError/Code/noStore`` when `store` is not
     ///   one of the container's, or the store's error when closing it fails.
     public func removePersistentStore(_ store: any PersistentStore) throws {
@@ -294,6 +308,8 @@ public final class PersistentContainer: Sendable {
 
     /// The default store file of a container named `name`.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let url = PersistentContainer.defaultStoreURL(name: "Movies")   // <defaultDirectoryURL>/Movies/Movies.sqlite
     /// ```
@@ -319,6 +335,8 @@ public final class PersistentContainer: Sendable {
 
     /// A new context for use in the caller's isolation domain (a task, an actor).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// Task.detached {
     ///     let context = container.newBackgroundContext()   // used only inside this task
@@ -335,6 +353,8 @@ public final class PersistentContainer: Sendable {
     /// The body runs on a thread that may block (Core Data's private queue), not on one of
     /// Swift's cooperative threads: its store calls wait on the disk or a database server, and
     /// a server can await many such tasks at once without stalling its other work.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let count = try await container.performBackgroundTask(author: "import") { context in
@@ -365,6 +385,8 @@ public final class PersistentContainer: Sendable {
 
     /// Calls `observer` after every commit of any of the container's stores.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let observation = container.addCommitObserver { commit in
     ///     print("\(commit.author ?? "someone") inserted \(commit.insertedObjectIDs.count) objects")
@@ -388,6 +410,13 @@ public final class PersistentContainer: Sendable {
     }
 
     /// Closes every store. Saving afterwards throws ``StrataError/Code/storeClosed``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try container.close()   // at shutdown, once every context is done
+    /// container.isClosed      // true
+    /// ```
     public func close() throws {
         let (wasClosed, stores) = state.withLock { state in
             defer { state.isClosed = true }
@@ -408,6 +437,8 @@ public final class PersistentContainer: Sendable {
     ///
     /// The sequence ends when the container is closed.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// Task {
     ///     for await save in container.savedChanges() {
@@ -423,17 +454,34 @@ public final class PersistentContainer: Sendable {
     public var isClosed: Bool { state.withLock { $0.isClosed } }
 
     /// The store that holds objects of `entityName`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let store = container.store(forEntityNamed: "Movie")
+    /// print(store?.url?.path ?? "in memory")
+    /// ```
     public func store(forEntityNamed entityName: String) -> (any PersistentStore)? {
         state.withLock { $0.storesByEntity[entityName] }
     }
 
     /// The store whose identifier is `identifier`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let identifier = movie.objectID.storeIdentifier, let store = container.store(withIdentifier: identifier) {
+    ///     print("\(movie.title) is saved in \(store.url?.lastPathComponent ?? "memory")")
+    /// }
+    /// ```
     public func store(withIdentifier identifier: String) -> (any PersistentStore)? {
         state.withLock { state in state.entries.first { $0.store.identifier == identifier }?.store }
     }
 
     /// The object ID that a URI made by ``ObjectID/uriRepresentation`` stands for, if it names
     /// an entity and a store of this container.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let uri = movie.objectID.uriRepresentation   // keep it in a file or a link

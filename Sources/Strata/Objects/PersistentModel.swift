@@ -26,6 +26,15 @@ public protocol ValueSnapshotRepresentable: ManagedObject {
     var value: Value { get }
     /// Writes the snapshot's values into the object, only where they differ.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var edited = movie.value   // Movie.Value, perhaps edited in another isolation domain
+    /// edited.title = "Heat (1995)"
+    /// try movie.update(from: edited)   // sets the title only
+    /// try context.save()
+    /// ```
+    ///
     /// - Throws: ``StrataError/Code/objectNotFound`` when a related object ID cannot be found
     ///   in the object's context; ``StrataError/Code/typeMismatch`` when it names an object of
     ///   an entity the relationship cannot hold.

@@ -4,7 +4,7 @@ extension Schema {
     /// Creates and validates a schema from `@Entity` classes.
     ///
     /// The classes' parents and relationship destinations are added automatically, so listing
-    /// the classes you work with is enough:
+    /// the classes you work with is enough. For example:
     ///
     /// ```swift
     /// let schema = try Schema([Movie.self])   // also finds Review and Person
@@ -59,6 +59,8 @@ extension Schema {
     /// containers from the same classes builds it once. Schemas are immutable and `Sendable`,
     /// so one schema can serve any number of containers. An invalid list is not remembered:
     /// it throws every time.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let schema = try Schema.shared(for: [Movie.self])   // the same instance on every call

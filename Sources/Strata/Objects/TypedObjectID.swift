@@ -10,6 +10,13 @@ public struct TypedObjectID<Model: ManagedObject>: Sendable, Hashable, Codable, 
     public let objectID: ObjectID
 
     /// Wraps an untyped ID. The caller vouches that the ID's entity is represented by `Model`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let id = TypedObjectID<Movie>(movie.objectID)   // as movie.typedObjectID
+    /// let same: Movie = try context.existingObject(with: id)
+    /// ```
     public init(_ objectID: ObjectID) { self.objectID = objectID }
 
     /// A readable rendering, for logs, messages and tools.

@@ -29,6 +29,12 @@ public protocol Updatable: ManagedObject {}
 extension Updatable {
     /// Sets a property to `value` unless it already holds it.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if movie.update(\.title, value: row.title) { print("renamed") }   // false when the title was the same
+    /// ```
+    ///
     /// - Parameters:
     ///   - keyPath: The property (an attribute or a to-one relationship).
     ///   - value: The value to write.
@@ -42,6 +48,13 @@ extension Updatable {
 
     /// Sets a property to `value` unless `value` is `nil` or the property already holds it.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let newTitle: String? = nil                         // a field missing from the import
+    /// movie.updateIfAvailable(\.title, value: newTitle)   // false: the title is kept
+    /// ```
+    ///
     /// - Returns: Whether the property was written.
     @discardableResult
     public func updateIfAvailable<Value: Equatable>(_ keyPath: ReferenceWritableKeyPath<Self, Value>, value: Value?)
@@ -53,6 +66,8 @@ extension Updatable {
 
     /// Sets a number to `value` unless it differs from the current one by `minimumChange` or
     /// less (the kit's threshold, inclusive: a change of exactly `minimumChange` is not written).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// reading.update(\.celsius, value: 21.04, minimumChange: 0.1)   // false while it reads 21.0
@@ -74,6 +89,14 @@ extension Updatable {
     /// Sets an optional number to `value` unless it holds a number within `minimumChange` of
     /// it; a property holding `nil` is always written.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// student.credits = nil
+    /// student.update(\.credits, value: 12, minimumChange: 1)   // true: nil is always replaced
+    /// student.update(\.credits, value: 13, minimumChange: 1)   // false: within 1 of 12
+    /// ```
+    ///
     /// - Returns: Whether the property was written.
     @discardableResult
     public func update<Value: Numeric & Comparable>(
@@ -86,6 +109,13 @@ extension Updatable {
 
     /// Sets a number unless `value` is `nil` or within `minimumChange` of the current one.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let rating: Double? = feed["rating"]
+    /// movie.updateIfAvailable(\.rating, value: rating, minimumChange: 0.1)   // false for nil or a small change
+    /// ```
+    ///
     /// - Returns: Whether the property was written.
     @discardableResult
     public func updateIfAvailable<Value: Numeric & Comparable>(
@@ -97,6 +127,13 @@ extension Updatable {
 
     /// Sets an optional number unless `value` is `nil` or within `minimumChange` of the current
     /// one.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let credits: Int16? = 12
+    /// student.updateIfAvailable(\.credits, value: credits, minimumChange: 0)   // false only when nil or already 12
+    /// ```
     ///
     /// - Returns: Whether the property was written.
     @discardableResult
@@ -113,6 +150,14 @@ extension Updatable {
 extension Updatable {
     /// Adds `relation` to a to-many relationship unless it is a member already.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let review = Review(context: context)
+    /// movie.add(\.reviews, relation: review)   // true; review.movie is now movie
+    /// movie.add(\.reviews, relation: review)   // false: already there
+    /// ```
+    ///
     /// - Returns: Whether it was added.
     @discardableResult
     public func add<Related: Hashable>(_ keyPath: ReferenceWritableKeyPath<Self, Set<Related>>, relation: Related) -> Bool {
@@ -123,6 +168,13 @@ extension Updatable {
 
     /// Adds `relation` to a to-many relationship unless it is `nil` or a member already.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let review = movie.reviews.first { $0.stars == 5 }   // Review?
+    /// movie.add(\.reviews, relation: review)               // false when there is no such review
+    /// ```
+    ///
     /// - Returns: Whether it was added.
     @discardableResult
     public func add<Related: Hashable>(_ keyPath: ReferenceWritableKeyPath<Self, Set<Related>>, relation: Related?) -> Bool {
@@ -131,6 +183,13 @@ extension Updatable {
     }
 
     /// Adds every member of `relation` that is not a member already, in one write.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let reviews = try context.fetch(Review.self, where: \.movie == nil)
+    /// movie.add(\.reviews, relation: reviews)   // true when any was not there yet
+    /// ```
     ///
     /// - Returns: Whether any was added.
     @discardableResult
@@ -145,6 +204,12 @@ extension Updatable {
 
     /// Removes `relation` from a to-many relationship if it is a member.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// movie.remove(\.reviews, relation: review)   // true; review.movie is now nil
+    /// ```
+    ///
     /// - Returns: Whether it was removed.
     @discardableResult
     public func remove<Related: Hashable>(_ keyPath: ReferenceWritableKeyPath<Self, Set<Related>>, relation: Related)
@@ -157,6 +222,13 @@ extension Updatable {
 
     /// Removes `relation` from a to-many relationship unless it is `nil` or not a member.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let oneStar = movie.reviews.first { $0.stars == 1 }
+    /// movie.remove(\.reviews, relation: oneStar)   // false when there is none
+    /// ```
+    ///
     /// - Returns: Whether it was removed.
     @discardableResult
     public func remove<Related: Hashable>(_ keyPath: ReferenceWritableKeyPath<Self, Set<Related>>, relation: Related?)
@@ -167,6 +239,13 @@ extension Updatable {
     }
 
     /// Removes every member of `relation` that is a member, in one write.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let unrated = movie.reviews.filter { $0.stars == 0 }
+    /// movie.remove(\.reviews, relation: unrated)   // one write for all of them
+    /// ```
     ///
     /// - Returns: Whether any was removed.
     @discardableResult
@@ -186,6 +265,12 @@ extension Updatable {
 extension Updatable {
     /// Appends `relation` to an ordered to-many relationship unless it is a member already.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// movie.add(\.cast, relation: person)   // appended last; false when already in the cast
+    /// ```
+    ///
     /// - Returns: Whether it was added.
     @discardableResult
     public func add<Related: Equatable>(_ keyPath: ReferenceWritableKeyPath<Self, [Related]>, relation: Related) -> Bool {
@@ -196,6 +281,13 @@ extension Updatable {
 
     /// Appends `relation` unless it is `nil` or a member already.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let lead = try context.fetch(Person.self, where: \.name == "Al Pacino", limit: 1).first
+    /// movie.add(\.cast, relation: lead)   // false when nobody was found
+    /// ```
+    ///
     /// - Returns: Whether it was added.
     @discardableResult
     public func add<Related: Equatable>(_ keyPath: ReferenceWritableKeyPath<Self, [Related]>, relation: Related?) -> Bool {
@@ -205,6 +297,13 @@ extension Updatable {
 
     /// Appends, in order, every member of `relation` that is not a member already, in one
     /// write.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let people = try context.fetch(Person.self, where: (\Person.name).in(["Al Pacino", "Robert De Niro"]))
+    /// movie.add(\.cast, relation: people)   // appended, except those already cast
+    /// ```
     ///
     /// - Returns: Whether any was added.
     @discardableResult
@@ -221,6 +320,12 @@ extension Updatable {
 
     /// Removes `relation` from an ordered to-many relationship if it is a member.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// movie.remove(\.cast, relation: person)   // the others keep their order
+    /// ```
+    ///
     /// - Returns: Whether it was removed.
     @discardableResult
     public func remove<Related: Equatable>(_ keyPath: ReferenceWritableKeyPath<Self, [Related]>, relation: Related)
@@ -232,6 +337,12 @@ extension Updatable {
     }
 
     /// Removes `relation` unless it is `nil` or not a member.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// movie.remove(\.cast, relation: movie.cast.last)   // false for an empty cast
+    /// ```
     ///
     /// - Returns: Whether it was removed.
     @discardableResult

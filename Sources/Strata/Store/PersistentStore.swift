@@ -202,6 +202,8 @@ public protocol PersistentStore: AnyObject, Sendable {
 }
 
 extension PersistentStore {
+    /// Hands ``fetch(_:)-(FetchPlan)``'s whole result to `body` in one run. Stores that receive rows
+    /// over a connection override it to hand them over as they arrive.
     public func fetch(_ plan: FetchPlan, inRuns body: ([StoreRow]) throws -> Void) throws {
         try body(try fetch(plan))
     }

@@ -63,7 +63,7 @@ python3 scripts/check-layers.py
 # when a public declaration of these folders has no doc comment, or a function no example.
 python3 scripts/doc-coverage.py --require-documented 100 --require-examples 100 \
     Sources/Strata/Query Sources/Strata/Objects Sources/Strata/History Sources/Strata/Repository \
-    Sources/Strata/Stack Sources/Strata/Migration Sources/StrataPostgres
+    Sources/Strata/Stack Sources/Strata/Migration Sources/Strata/Observation Sources/StrataPostgres
 phase "installing and the layer check"
 
 # A private PostgreSQL server for the PostgreSQL store's tests (installed from Debian when

@@ -157,6 +157,8 @@ extension ObjectContext {
     /// The value snapshots of the objects `request` matches in this context — unsaved changes
     /// included — now and after every change that alters them.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// for try await movies in context.observe(FetchRequest<Movie>(predicate: \.year >= 1990)) {
     ///     print(movies.map(\.title))
@@ -170,6 +172,15 @@ extension ObjectContext {
 
     /// Like ``observe(_:)``, but fetches `request` again after the changes to objects of the
     /// entity of `tracking`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let movies = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
+    /// for try await snapshots in context.observe(movies, trackingChangesOf: FetchRequest<Review>()) {
+    ///     print(snapshots.count)   // again after each change of reviews
+    /// }
+    /// ```
     public func observe<Model: ValueSnapshotRepresentable, Tracked: ManagedObject>(
         _ request: FetchRequest<Model>, trackingChangesOf tracking: FetchRequest<Tracked>
     ) -> ContextLiveQuery<[Model.Value]> {

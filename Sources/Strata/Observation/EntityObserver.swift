@@ -48,6 +48,8 @@ public final class EntityObserver<Model: ManagedObject> {
 
     /// Starts observing `Model` objects of `context`.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let observer = EntityObserver<Review>(context, on: .didChange, changes: .updated) { changes in
     ///     print(changes.updated.map(\.stars))
@@ -73,6 +75,8 @@ public final class EntityObserver<Model: ManagedObject> {
 
     /// Creates an observer of `Model` objects that starts with ``observeChanges(upon:for:filter:handler:)``
     /// (the stack kit's `EntityObserver(context:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let observer = EntityObserver<Person>()              // every context of the process
@@ -105,6 +109,15 @@ public final class EntityObserver<Model: ManagedObject> {
     /// The handler is not called when every kind it asked for is empty after filtering. Call
     /// this more than once to observe several events; ``cancel()`` stops all.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observer = EntityObserver<Movie>(context: context)
+    /// observer.observeChanges(upon: .willSave, for: .deleted, filter: { $0.year < 1950 }) { _, _, deleted in
+    ///     print(deleted.map(\.title), "are about to go")
+    /// }
+    /// ```
+    ///
     /// - Parameters:
     ///   - event: When: ``EntityObserverEvent/didSave`` by default.
     ///   - kinds: Which kinds of change; ``EntityChangeKinds/any`` by default.
@@ -131,6 +144,14 @@ public final class EntityObserver<Model: ManagedObject> {
     }
 
     /// Calls `handler` with every change of `Model` objects upon `didSave`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observer = EntityObserver<Movie>(context: context).observeChanges { inserted, updated, deleted in
+    ///     print(inserted.count, updated.count, deleted.count)
+    /// }
+    /// ```
     @discardableResult
     public func observeChanges(
         _ handler: @escaping @Sendable (_ inserted: [Model], _ updated: [Model], _ deleted: [Model]) -> Void
@@ -139,6 +160,15 @@ public final class EntityObserver<Model: ManagedObject> {
     }
 
     /// Calls `handler` with the changes of `Model` objects of `kinds` upon `didSave`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observer = EntityObserver<Movie>(context: context)
+    /// observer.observeChanges(for: .updated, filter: { $0.year >= 1990 }) { _, updated, _ in
+    ///     print(updated.map(\.title))
+    /// }
+    /// ```
     @discardableResult
     public func observeChanges(
         for kinds: Kinds, filter: (@Sendable (Model) -> Bool)? = nil,
@@ -150,6 +180,8 @@ public final class EntityObserver<Model: ManagedObject> {
     /// Calls `handler`, on the main actor, with the `Model` objects that changed upon `event`:
     /// the main-actor form of ``observeChanges(upon:for:filter:handler:)``, whose handler and
     /// filter may use main-actor state (a view model's properties, a test's collected results).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// @MainActor final class PeopleModel {
@@ -199,6 +231,15 @@ public final class EntityObserver<Model: ManagedObject> {
 
     /// Calls `handler`, on the main actor, with the changes of `Model` objects of `kinds` upon
     /// `didSave` (see ``observeChangesOnMainActor(upon:for:filter:handler:)``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observer = EntityObserver<Review>(context: container.viewContext)   // on the main actor
+    /// observer.observeChangesOnMainActor(for: .inserted, filter: { $0.stars >= 4 }) { inserted, _, _ in
+    ///     print(inserted.count, "good reviews")
+    /// }
+    /// ```
     @MainActor @discardableResult
     public func observeChangesOnMainActor(
         for kinds: Kinds, filter: (@MainActor (Model) -> Bool)? = nil,
@@ -208,6 +249,15 @@ public final class EntityObserver<Model: ManagedObject> {
     }
 
     /// Stops observing. Releasing the observer does the same.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observer = EntityObserver<Movie>(context: context).observeChanges { inserted, _, _ in
+    ///     print(inserted.count)
+    /// }
+    /// observer.cancel()   // the handler is not called again
+    /// ```
     public func cancel() {
         for observation in observations { (observation as? ContextObservation)?.cancel() }
         observations.removeAll()
@@ -253,6 +303,8 @@ private final class HubRegistration {
 extension EntityModel where Self: ManagedObject {
     /// An observer of the class's objects in `context`, or in every context when `nil` (the
     /// stack kit's `makeObserver(with:)`).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let observer = Person.makeObserver().observeChanges(for: .inserted) { inserted, _, _ in

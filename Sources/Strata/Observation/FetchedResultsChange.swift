@@ -116,11 +116,25 @@ public struct FetchedResultsChange: Sendable, Hashable {
 // UIKit and AppKit give `IndexPath` these on Apple platforms; Linux's Foundation does not.
 extension IndexPath {
     /// An index path to an item of a section.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let path = IndexPath(item: 2, section: 0)   // [0, 2]
+    /// let third = controller.object(at: path)
+    /// ```
     public init(item: Int, section: Int) {
         self.init(indexes: [section, item])
     }
 
     /// An index path to a row of a section.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let path = IndexPath(row: 0, section: 1)   // [1, 0]
+    /// print(path.section, path.row)              // 1 0
+    /// ```
     public init(row: Int, section: Int) {
         self.init(indexes: [section, row])
     }

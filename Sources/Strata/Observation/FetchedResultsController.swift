@@ -76,6 +76,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
     ///
     /// Call ``performFetch()`` to load the result.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let request = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
     /// let controller = FetchedResultsController(
@@ -94,6 +96,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// Creates a controller whose sections are named by the value of `keyPath`.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
     /// let controller = FetchedResultsController(request, context: context, sectionBy: \.year)   // "1990", "1991", …
@@ -107,6 +111,14 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// Creates a controller with one section.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Movie>(sortDescriptors: [.descending(\.year)])
+    /// let controller = FetchedResultsController(request, context: context)
+    /// try controller.performFetch()   // controller.sections.count == 1
+    /// ```
     public convenience init(_ fetchRequest: FetchRequest<Model>, context: ObjectContext) {
         self.init(fetchRequest: fetchRequest, context: context, sectionNameKeyPath: nil)
     }
@@ -117,6 +129,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// Fetches the result and starts following the context. Calling it again fetches afresh
     /// (after changing ``sectionIndexTitle``, say) without announcing a change.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// try controller.performFetch()
@@ -195,6 +209,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
 
     /// The object at an index path (`[section, item]`).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let first = controller.object(at: IndexPath(item: 0, section: 0))
     /// ```
@@ -207,6 +223,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// The index path of an object, or `nil` when it is not in the result.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// if let path = controller.indexPath(for: movie) { print(path.section, path.item) }
@@ -225,6 +243,8 @@ public final class FetchedResultsController<Model: ManagedObject> {
     }
 
     /// The index of the first section whose index title is `title`, or `nil`.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let section = controller.section(forSectionIndexTitle: "H")   // where the index bar's "H" scrolls to
@@ -481,46 +501,133 @@ public protocol FetchedResultsControllerDelegate<Model>: AnyObject {
     associatedtype Model: ManagedObject
 
     /// A batch of changes begins; the controller still shows the old result.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// func controllerWillChangeContent(_ controller: FetchedResultsController<Movie>) {
+    ///     print("before:", controller.fetchedObjects.map(\.title))
+    /// }
+    /// ```
     func controllerWillChangeContent(_ controller: FetchedResultsController<Model>)
 
     /// A section was inserted (at its new index) or deleted (at its old index).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// func controller(
+    ///     _ controller: FetchedResultsController<Movie>, didChange section: FetchedResultsChange.SectionChange,
+    ///     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
+    /// ) { print(type, "section", section.name, "at", sectionIndex) }
+    /// ```
     func controller(
         _ controller: FetchedResultsController<Model>, didChange section: FetchedResultsChange.SectionChange,
         atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType)
 
     /// An object was inserted (`newIndexPath`), deleted (`indexPath`), moved (both) or updated
     /// (both; `indexPath` is where it was before the batch).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// func controller(
+    ///     _ controller: FetchedResultsController<Movie>, didChange object: Movie, at indexPath: IndexPath?,
+    ///     for type: FetchedResultsChangeType, newIndexPath: IndexPath?
+    /// ) { print(type, object.title, indexPath as Any, newIndexPath as Any) }
+    /// ```
     func controller(
         _ controller: FetchedResultsController<Model>, didChange object: Model, at indexPath: IndexPath?,
         for type: FetchedResultsChangeType, newIndexPath: IndexPath?)
 
     /// The batch ended; the controller shows the new result.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// func controllerDidChangeContent(_ controller: FetchedResultsController<Movie>) {
+    ///     print("after:", controller.fetchedObjects.map(\.title))
+    /// }
+    /// ```
     func controllerDidChangeContent(_ controller: FetchedResultsController<Model>)
 
     /// The whole batch, after ``controllerDidChangeContent(_:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// func controller(
+    ///     _ controller: FetchedResultsController<Movie>, didChangeContentWith change: FetchedResultsChange
+    /// ) { print(change.insertedIndexPaths, change.deletedIndexPaths, change.updatedIndexPaths) }
+    /// ```
     func controller(_ controller: FetchedResultsController<Model>, didChangeContentWith change: FetchedResultsChange)
 }
 
 extension FetchedResultsControllerDelegate {
     /// Does nothing by default.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// final class BatchCounter: FetchedResultsControllerDelegate {   // its will-change call does nothing
+    ///     var batches = 0
+    ///     func controllerDidChangeContent(_ controller: FetchedResultsController<Movie>) { batches += 1 }
+    /// }
+    /// ```
     public func controllerWillChangeContent(_ controller: FetchedResultsController<Model>) {}
 
     /// Does nothing by default.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// final class BatchCounter: FetchedResultsControllerDelegate {   // its section calls do nothing
+    ///     var batches = 0
+    ///     func controllerDidChangeContent(_ controller: FetchedResultsController<Movie>) { batches += 1 }
+    /// }
+    /// ```
     public func controller(
         _ controller: FetchedResultsController<Model>, didChange section: FetchedResultsChange.SectionChange,
         atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
     ) {}
 
     /// Does nothing by default.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// final class BatchCounter: FetchedResultsControllerDelegate {   // its object calls do nothing
+    ///     var batches = 0
+    ///     func controllerDidChangeContent(_ controller: FetchedResultsController<Movie>) { batches += 1 }
+    /// }
+    /// ```
     public func controller(
         _ controller: FetchedResultsController<Model>, didChange object: Model, at indexPath: IndexPath?,
         for type: FetchedResultsChangeType, newIndexPath: IndexPath?
     ) {}
 
     /// Does nothing by default.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// final class BatchCounter: FetchedResultsControllerDelegate {   // its did-change call does nothing
+    ///     var batches = 0
+    ///     func controllerWillChangeContent(_ controller: FetchedResultsController<Movie>) { batches += 1 }
+    /// }
+    /// ```
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Model>) {}
 
     /// Does nothing by default.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// final class BatchCounter: FetchedResultsControllerDelegate {   // its whole-batch call does nothing
+    ///     var batches = 0
+    ///     func controllerWillChangeContent(_ controller: FetchedResultsController<Movie>) { batches += 1 }
+    /// }
+    /// ```
     public func controller(
         _ controller: FetchedResultsController<Model>, didChangeContentWith change: FetchedResultsChange
     ) {}

@@ -98,6 +98,8 @@ extension PersistentContainer {
     /// The value snapshots of the objects `request` matches, now and after every save that
     /// changes them.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let request = FetchRequest<Movie>(predicate: \.year >= 1990, sortDescriptors: [.ascending(\.title)])
     /// for try await movies in container.observe(request) {
@@ -113,6 +115,8 @@ extension PersistentContainer {
     /// Like ``observe(_:)``, but re-runs `request` after the saves that change objects of the
     /// entity of `tracking` (for example a list of movies that shows review counts, re-run
     /// when reviews change).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// let movies = FetchRequest<Movie>(sortDescriptors: [.ascending(\.title)])
@@ -135,6 +139,8 @@ extension PersistentContainer {
     /// too — `depth` levels deep: 1 for a movie's reviews, 2 for the reviews' authors as well.
     /// The snapshot is yielded again after a save that changed one of them (an attribute, or
     /// which objects a relationship holds), even when the object's own snapshot is the same.
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for try await movie in container.observe(heat.typedObjectID) { print(movie.title) }
@@ -191,6 +197,8 @@ extension PersistentContainer {
 
     /// The number of objects `request` matches, now and after each save that changes it.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// for try await count in container.observeCount(of: FetchRequest<Movie>(predicate: \.year >= 1990)) {
     ///     print(count)
@@ -205,6 +213,8 @@ extension PersistentContainer {
     /// The sum of an attribute over the objects that match, computed in SQL now and after each
     /// save that changes it.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// for try await total in container.observeSum(of: \Movie.boxOffice, where: \.year >= 1990) {
     ///     print(total)   // Decimal
@@ -217,6 +227,8 @@ extension PersistentContainer {
     }
 
     /// The average of an attribute over the objects that match (`nil` when none do).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for try await average in container.observeAverage(of: \Review.stars) {
@@ -231,6 +243,8 @@ extension PersistentContainer {
 
     /// The smallest value of an attribute among the objects that match (`nil` when none do).
     ///
+    /// For example:
+    ///
     /// ```swift
     /// for try await earliest in container.observeMin(of: \Movie.year) { print(earliest ?? 0) }   // Int?
     /// ```
@@ -241,6 +255,8 @@ extension PersistentContainer {
     }
 
     /// The largest value of an attribute among the objects that match (`nil` when none do).
+    ///
+    /// For example:
     ///
     /// ```swift
     /// for try await best in container.observeMax(of: \Movie.rating, where: \.year >= 1990) {

@@ -26,6 +26,8 @@ public final class ObservableFetchedResults<Model: ManagedObject> {
 
     /// Wraps `controller`, fetching its result first if it has not been fetched.
     ///
+    /// For example:
+    ///
     /// ```swift
     /// let controller = FetchedResultsController(FetchRequest<Movie>(), context: context, sectionBy: \.year)
     /// let results = try ObservableFetchedResults(controller)   // no performFetch() needed

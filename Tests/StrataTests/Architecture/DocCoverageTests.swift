@@ -30,7 +30,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "scripts/doc-coverage.py", "--require-documented", "100", "--require-examples", "100"]
-            + ["Query", "Objects", "History", "Repository", "Stack", "Migration"].map { "Sources/Strata/\($0)" }
+            + ["Query", "Objects", "History", "Repository", "Stack", "Migration", "Observation"].map { "Sources/Strata/\($0)" }
             + ["Sources/StrataPostgres"]
         process.currentDirectoryURL = LayerCheckTests.repository
         process.standardOutput = FileHandle.nullDevice

@@ -83,13 +83,7 @@ extension PersistentContainer {
         else { return }
         defer { source.removeConversionTarget(converted) }
         try importCoreDataStore(source, schema: schema, to: convertedURL, progress: progress)
-        if let migrate {
-            var target = description
-            target.provider = converted
-            target.isPersistentHistoryTrackingEnabled = false
-            target.remoteChangePollingInterval = nil
-            try migrate(target)
-        }
+        try migrate?(description.scratch(converted))
         try source.replaceCoreDataStore(withConverted: converted, keepingOriginal: description.keepsConvertedCoreDataStore)
     }
 }

@@ -81,14 +81,7 @@ extension SQLiteStoreProvider: CoreDataStoreProvider {
     /// the caller holds the store to itself).
     package func makeConversionTarget() -> (any PersistentStoreProvider)? {
         guard let url else { return nil }
-        let folder = url.deletingLastPathComponent()
-        let prefix = ".\(url.lastPathComponent)-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix(prefix) && name.hasSuffix(Self.convertingSuffix) {
-            SQLiteStore.removeFiles(at: folder.appendingPathComponent(name))
-        }
-        return SQLiteStoreProvider(
-            url: folder.appendingPathComponent(".\(url.lastPathComponent)-\(UUID().uuidString)\(Self.convertingSuffix)"))
+        return SQLiteStoreProvider(url: SQLiteStore.scratchFile(beside: url, suffix: Self.convertingSuffix))
     }
 
     package func removeConversionTarget(_ target: any PersistentStoreProvider) {

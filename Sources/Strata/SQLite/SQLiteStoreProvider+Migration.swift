@@ -117,16 +117,7 @@ extension SQLiteStoreProvider {
     /// the copy, which replaces the store only when every stage succeeded.
     public func makeMigrationCopy() throws -> any PersistentStoreProvider {
         guard let url else { return self }
-        // Copies of migrations killed half-way: no migration of this store runs now (a
-        // migration needs the store to itself), so they are abandoned.
-        let folder = url.deletingLastPathComponent()
-        let prefix = ".\(url.lastPathComponent)-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix(prefix) && name.hasSuffix(SQLiteStore.migratingSuffix) {
-            SQLiteStore.removeFiles(at: folder.appendingPathComponent(name))
-        }
-        let copy = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent)-\(UUID().uuidString)\(SQLiteStore.migratingSuffix)")
+        let copy = SQLiteStore.scratchFile(beside: url, suffix: SQLiteStore.migratingSuffix)
         do {
             // VACUUM INTO reads through the WAL and leaves the store untouched.
             let source = try DatabaseQueue(path: url.path, configuration: SQLiteStore.configuration(for: url, isReadOnly: true))
@@ -193,4 +184,18 @@ extension SQLiteStoreProvider {
 extension SQLiteStore {
     /// The suffix of the copies migrations with custom stages work on.
     static let migratingSuffix = ".strata-migrating"
+
+    /// A new, unused name beside the store at `url` for a scratch store whose name ends in
+    /// `suffix` (`.<file>-<UUID><suffix>`), after removing the scratch stores of that kind that
+    /// migrations or conversions killed half-way left. The caller holds the store to itself,
+    /// so no other one is in use.
+    static func scratchFile(beside url: URL, suffix: String) -> URL {
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(prefix) && name.hasSuffix(suffix) {
+            removeFiles(at: folder.appendingPathComponent(name))
+        }
+        return folder.appendingPathComponent(prefix + UUID().uuidString + suffix)
+    }
 }

@@ -165,11 +165,18 @@ public struct StoreDescription: Sendable, Hashable {
     /// ``PersistentStoreProvider/makeMigrationCopy()``), described like this one but without
     /// history tracking or polling: the stages' saves are the migration's, not the app's.
     package func makeMigrationCopy() throws -> StoreDescription {
-        var copy = self
-        copy.provider = try provider.makeMigrationCopy()
-        copy.isPersistentHistoryTrackingEnabled = false
-        copy.remoteChangePollingInterval = nil
-        return copy
+        scratch(try provider.makeMigrationCopy())
+    }
+
+    /// This description with `provider` in its place, for a store a migration or a conversion
+    /// works on before it takes the store's place: without history tracking or polling (what
+    /// is saved there is the migration's work, not the app's).
+    package func scratch(_ provider: any PersistentStoreProvider) -> StoreDescription {
+        var scratch = self
+        scratch.provider = provider
+        scratch.isPersistentHistoryTrackingEnabled = false
+        scratch.remoteChangePollingInterval = nil
+        return scratch
     }
 
     /// The provider, when it can read, import and convert stores Core Data wrote.

@@ -234,27 +234,14 @@ extension PostgresStore {
         try checkToken(request.token)
         try checkWritable()
         try checkNotPreparing()
-        var conditions: [String] = []
-        var bindings = PostgresBindings()
-        if let token = request.token {
-            bindings.append(integer: token.transactionNumber)
-            conditions.append("\"number\" < $\(bindings.count)")
-        }
-        if let date = request.date {
-            bindings.append(value: .double(date.timeIntervalSinceReferenceDate))
-            conditions.append("\"timestamp\" < $\(bindings.count)")
-        }
-        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let selected = "SELECT \"number\" FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)"
+        let deletion = HistoryDeletion<PostgresDialect>(request, arguments: PostgresBindings())
         return try pool.withConnection { session in
             try session.transaction {
-                try session.query(
-                    """
-                    DELETE FROM \(quoted(StoreLayout.historyTombstoneTable)) WHERE "change_id" IN (
-                    SELECT "id" FROM \(quoted(StoreLayout.historyChangeTable)) WHERE "transaction_number" IN (\(selected)))
-                    """, bindings)
-                try session.query("DELETE FROM \(quoted(StoreLayout.historyChangeTable)) WHERE \"transaction_number\" IN (\(selected))", bindings)
-                return Int(try session.query("DELETE FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)", bindings).metadata.rows ?? 0)
+                var deleted = 0
+                for sql in deletion.statements {
+                    deleted = Int(try session.query(sql, deletion.arguments).metadata.rows ?? 0)
+                }
+                return deleted
             }
         }
     }

@@ -90,7 +90,7 @@ extension PostgresStore {
                     HistoryFetchRequest(after: HistoryToken(storeIdentifier: identifier, transactionNumber: number - 1))
                 ).first(where: { $0.transactionNumber == number })
             {
-                commit = StoreCommit(remote: transaction, storeIdentifier: identifier)
+                commit = StoreCommit(transaction, isRemote: true)
             } else {
                 commit = unknownRemoteCommit()
             }

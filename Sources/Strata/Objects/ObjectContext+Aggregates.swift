@@ -68,9 +68,16 @@ extension ObjectContext {
     func aggregateValue<Model: PersistentModel>(
         _ function: AggregateFunction, key: String, where predicate: FetchPredicate<Model>?
     ) throws -> AttributeValue {
-        var request = FetchRequest<Model>(predicate: predicate)
-        request.propertiesToFetch = [FetchedProperty(name: "value", column: .aggregate(function, key))]
-        return try fetchDictionaries(request).first?["value"] ?? .null
+        try aggregateValue(function, key: key, of: query(for: FetchRequest<Model>(predicate: predicate)))
+    }
+
+    /// One aggregate of the attribute named `key` over the saved objects a query resolved
+    /// earlier matches (a live aggregate's refresh: its predicate is not resolved again).
+    func aggregateValue(_ function: AggregateFunction, key: String, of query: ObjectQuery) throws -> AttributeValue {
+        try prepareToQuery()
+        let request = StoreValuesRequest(plan: query.plan, columns: [.aggregate(function, key)])
+        for store in try stores(for: query) { return try store.fetchValues(request).first?.first ?? .null }
+        return .null
     }
 
     /// The sum of an attribute over the saved objects that match (0 when none do), computed by

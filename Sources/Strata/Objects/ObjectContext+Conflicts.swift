@@ -14,7 +14,9 @@ extension ObjectContext {
 
     /// Finds objects of this save that would break a uniqueness constraint, against the store or
     /// against each other, and resolves them by the merge policy (or reports them all).
-    func resolveConstraintConflicts(inserted: [ManagedObject], updated: [ManagedObject]) throws {
+    /// Returns whether it resolved any.
+    @discardableResult
+    func resolveConstraintConflicts(inserted: [ManagedObject], updated: [ManagedObject]) throws -> Bool {
         var conflicts: [ConstraintConflict] = []
         var inMemory: [String: ConstraintConflict] = [:]
         var inMemoryOrder: [String] = []
@@ -55,7 +57,7 @@ extension ObjectContext {
             }
             if group.storedRow != nil || group.objects.count > 1 { conflicts.append(group) }
         }
-        guard !conflicts.isEmpty else { return }
+        guard !conflicts.isEmpty else { return false }
         guard mergePolicy != .error else {
             let details = conflicts.map { conflict -> StrataError in
                 let values = conflict.constraint.map { "\($0) = \(conflict.values[$0] ?? .null)" }.joined(separator: ", ")
@@ -74,6 +76,7 @@ extension ObjectContext {
                 details: details)
         }
         for conflict in conflicts { try resolve(conflict) }
+        return true
     }
 
     private func resolve(_ conflict: ConstraintConflict) throws {
@@ -175,8 +178,10 @@ extension ObjectContext {
 
     /// Finds updated and deleted objects that another context saved since this one loaded them,
     /// and resolves them by the merge policy. With ``MergePolicy/error`` the store reports them.
-    func resolveVersionConflicts(updated: [ManagedObject], deleted: [ManagedObject]) throws {
-        guard mergePolicy != .error else { return }
+    /// Returns whether it resolved any (merged, reverted or dropped an object).
+    func resolveVersionConflicts(updated: [ManagedObject], deleted: [ManagedObject]) throws -> Bool {
+        guard mergePolicy != .error else { return false }
+        var resolvedAny = false
         let candidates = (updated + deleted).filter { !$0.objectID.isTemporaryID }
         let byEntity = Dictionary(grouping: candidates, by: { $0.entity.name })
         for (entityName, objects) in byEntity.sorted(by: { $0.key < $1.key }) {
@@ -188,6 +193,7 @@ extension ObjectContext {
             let rowsByID = Dictionary(rows.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
             for object in objects {
                 guard let row = rowsByID[object.objectID] else {
+                    resolvedAny = true
                     // Deleted elsewhere: the deletion stands unless this context overwrites.
                     if object._isDeleted {
                         deletedWithoutStore(object)
@@ -199,9 +205,11 @@ extension ObjectContext {
                     continue
                 }
                 guard row.version != object._version else { continue }
+                resolvedAny = true
                 merge(row, into: object)
             }
         }
+        return resolvedAny
     }
 
     private func deletedWithoutStore(_ object: ManagedObject) {

@@ -160,7 +160,7 @@ extension ObjectContext {
         var updatedObjects: Set<ManagedObject> = []
         var insertedObjects: Set<ManagedObject> = []
         var deletedObjects: Set<ManagedObject> = []
-        for objectID in changes.updatedObjectIDs {
+        for objectID in changes.objectIDs(.update) {
             guard let object = registered[objectID] else {
                 if announces, let fault = try? self.object(with: objectID) { updatedObjects.insert(fault) }
                 continue
@@ -168,12 +168,12 @@ extension ObjectContext {
             if !object._isFault, !object._isInserted { mergeSavedValues(into: object) }
             if announces { updatedObjects.insert(object) }
         }
-        for objectID in changes.deletedObjectIDs {
+        for objectID in changes.objectIDs(.delete) {
             guard let object = registered[objectID] else { continue }
             forgetDeletedObject(object)
             if announces { deletedObjects.insert(object) }
         }
-        for objectID in changes.insertedObjectIDs {
+        for objectID in changes.objectIDs(.insert) {
             let wasRegistered = registered[objectID] != nil
             guard let object = try? self.object(with: objectID) else { continue }
             if !wasRegistered { keptByMerge.append(object) }

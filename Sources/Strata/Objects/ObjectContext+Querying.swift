@@ -2,13 +2,23 @@ import Foundation
 
 /// A fetch request without its model type, as contexts run it: the plan the store gets, and
 /// what only the context handles (unsaved changes, store selection, prefetching).
-struct ObjectQuery {
+struct ObjectQuery: Sendable {
     var plan: FetchPlan
     var includesPendingChanges: Bool
     var affectedStores: [String]?
     var prefetching: [String] = []
 
     var entity: Entity { plan.entity }
+}
+
+extension ObjectQuery {
+    /// `request` resolved against `schema`: its keys and types are checked here, once, so a bad
+    /// request fails the same way on every path.
+    init<Model: ManagedObject>(_ request: FetchRequest<Model>, in schema: Schema) throws {
+        self.init(
+            plan: try FetchPlan(request, in: schema), includesPendingChanges: request.includesPendingChanges,
+            affectedStores: request.affectedStores, prefetching: request.relationshipKeyPathsForPrefetching)
+    }
 }
 
 extension ObjectContext {
@@ -80,7 +90,12 @@ extension ObjectContext {
     /// let classics = try context.count(for: FetchRequest<Movie>(predicate: \.year < 1950))
     /// ```
     public func count<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> Int {
-        let query = try query(for: request)
+        try count(query(for: request))
+    }
+
+    /// The number of objects a query resolved earlier matches.
+    func count(_ query: ObjectQuery) throws -> Int {
+        try prepareToQuery()
         if !usesPendingChanges(query), parent == nil, container != nil {
             var total = 0
             for store in try stores(for: query) { total += try store.count(query.plan) }
@@ -112,12 +127,22 @@ extension ObjectContext {
     // MARK: Running queries
 
     func query<Model: ManagedObject>(for request: FetchRequest<Model>) throws -> ObjectQuery {
+        try prepareToQuery()
+        return try ObjectQuery(request, in: schema)
+    }
+
+    /// What every query does first: take in the saves collected for
+    /// ``automaticallyMergesChangesFromContainer`` and refuse to run once the container is gone.
+    func prepareToQuery() throws {
         mergeCollectedChanges()  // request-based fetches, counts and ID fetches start here
         try checkContainerIsAlive()
-        // Keys and types are checked here, once, so a bad request fails the same way on every path.
-        return ObjectQuery(
-            plan: try FetchPlan(request, in: schema), includesPendingChanges: request.includesPendingChanges,
-            affectedStores: request.affectedStores, prefetching: request.relationshipKeyPathsForPrefetching)
+    }
+
+    /// The objects a query resolved earlier matches (a live query's refresh: its request is not
+    /// resolved again).
+    func fetch(_ query: ObjectQuery) throws -> [ManagedObject] {
+        try prepareToQuery()
+        return try execute(query)
     }
 
     /// Whether unsaved changes can affect the query's result: changes to objects of the

@@ -125,17 +125,8 @@ extension HistoryTransaction {
     /// }
     /// ```
     public func objectIDNotification() -> ContextChanges {
-        var changes = ContextChanges(name: .didSave, author: author, contextName: contextName)
-        for change in self.changes ?? [] {
-            switch change.changeType {
-            case .insert: changes.insertedObjectIDs.insert(change.changedObjectID)
-            case .update: changes.updatedObjectIDs.insert(change.changedObjectID)
-            case .delete: changes.deletedObjectIDs.insert(change.changedObjectID)
-            }
-        }
-        // An object both updated and deleted counts as deleted.
-        changes.updatedObjectIDs.subtract(changes.deletedObjectIDs)
-        return changes
+        // The commit the transaction recorded, as a store reports another connection's.
+        ContextChanges(StoreCommit(self))
     }
 }
 

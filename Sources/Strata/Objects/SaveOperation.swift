@@ -96,11 +96,15 @@ struct SaveOperation {
     /// Resolves conflicts with the stores by the merge policy, then builds one change set per
     /// store from ``objects`` as they stand after the resolution (which it updates).
     private mutating func prepareChangeSets() throws -> [(store: any PersistentStore, changes: StoreChangeSet)] {
+        var resolvedConflicts = false
         if context.mergePolicy != .error {
-            try context.resolveConstraintConflicts(inserted: objects.inserted, updated: objects.updated)
+            resolvedConflicts = try context.resolveConstraintConflicts(inserted: objects.inserted, updated: objects.updated)
         }
-        try context.resolveVersionConflicts(updated: objects.updated, deleted: objects.deleted)
-        objects = Self.objectsToSave(in: context)
+        if try context.resolveVersionConflicts(updated: objects.updated, deleted: objects.deleted) {
+            resolvedConflicts = true
+        }
+        // A resolved conflict can drop, revert or adopt objects: collect them again then.
+        if resolvedConflicts { objects = Self.objectsToSave(in: context) }
 
         // One change set per store, mutated in place: a copy per object would make a large save
         // quadratic.

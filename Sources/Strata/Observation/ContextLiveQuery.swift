@@ -106,8 +106,7 @@ public struct ContextLiveQuery<Result: Equatable>: AsyncSequence {
                     owner: ObjectIdentifier(context),
                     filter: { changes in
                         guard let relevantEntities, !changes.isRemoteChange else { return true }
-                        return changes.insertedObjectIDs.union(changes.updatedObjectIDs).union(changes.deletedObjectIDs)
-                            .contains { relevantEntities.contains($0.entityName) }
+                        return !changes.changedEntityNames.isDisjoint(with: relevantEntities)
                     },
                     onArrival: { _ = trigger.yield() })
                 container.mergeInboxes.add(inbox)
@@ -165,8 +164,9 @@ extension ObjectContext {
     /// }
     /// ```
     public func observe<Model: ValueSnapshotRepresentable>(_ request: FetchRequest<Model>) -> ContextLiveQuery<[Model.Value]> {
-        ContextLiveQuery(context: self, relevantEntities: container?.relevantEntities(for: request)) { context in
-            try context.fetch(request).map(\.value)
+        let observed = ObservedRequest(request, in: schema)
+        return ContextLiveQuery(context: self, relevantEntities: container == nil ? nil : observed.relevantEntities) {
+            context in try observed.fetch(Model.self, in: context).map(\.value)
         }
     }
 
@@ -184,8 +184,9 @@ extension ObjectContext {
     public func observe<Model: ValueSnapshotRepresentable, Tracked: ManagedObject>(
         _ request: FetchRequest<Model>, trackingChangesOf tracking: FetchRequest<Tracked>
     ) -> ContextLiveQuery<[Model.Value]> {
-        ContextLiveQuery(context: self, relevantEntities: container?.relevantEntities(for: tracking)) { context in
-            try context.fetch(request).map(\.value)
+        let observed = ObservedRequest(request, in: schema)
+        return ContextLiveQuery(context: self, relevantEntities: container?.relevantEntities(for: tracking)) {
+            context in try observed.fetch(Model.self, in: context).map(\.value)
         }
     }
 }

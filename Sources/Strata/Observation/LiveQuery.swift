@@ -107,8 +107,9 @@ extension PersistentContainer {
     /// }
     /// ```
     public func observe<Model: ValueSnapshotRepresentable>(_ request: FetchRequest<Model>) -> LiveQuery<[Model.Value]> {
-        LiveQuery(container: self, relevantEntities: relevantEntities(for: request)) { context in
-            try context.fetch(request).map(\.value)
+        let observed = ObservedRequest(request, in: schema)
+        return LiveQuery(container: self, relevantEntities: observed.relevantEntities) { context in
+            try observed.fetch(Model.self, in: context).map(\.value)
         }
     }
 
@@ -127,8 +128,9 @@ extension PersistentContainer {
     public func observe<Model: ValueSnapshotRepresentable, Tracked: ManagedObject>(
         _ request: FetchRequest<Model>, trackingChangesOf tracking: FetchRequest<Tracked>
     ) -> LiveQuery<[Model.Value]> {
-        LiveQuery(container: self, relevantEntities: relevantEntities(for: tracking)) { context in
-            try context.fetch(request).map(\.value)
+        let observed = ObservedRequest(request, in: schema)
+        return LiveQuery(container: self, relevantEntities: relevantEntities(for: tracking)) { context in
+            try observed.fetch(Model.self, in: context).map(\.value)
         }
     }
 
@@ -205,8 +207,9 @@ extension PersistentContainer {
     /// }
     /// ```
     public func observeCount<Model: ManagedObject>(of request: FetchRequest<Model>) -> LiveQuery<Int> {
-        LiveQuery(container: self, relevantEntities: relevantEntities(for: request)) { context in
-            try context.count(for: request)
+        let observed = ObservedRequest(request, in: schema)
+        return LiveQuery(container: self, relevantEntities: observed.relevantEntities) { context in
+            try observed.count(in: context)
         }
     }
 
@@ -276,8 +279,9 @@ extension PersistentContainer {
         _ convert: @escaping @Sendable (AttributeValue) -> Result
     ) -> LiveQuery<Result> {
         let key = KeyPathNames.name(of: keyPath, root: Model.self)  // key paths are not Sendable; names are
-        return LiveQuery(container: self, relevantEntities: relevantEntities(for: FetchRequest<Model>(predicate: predicate))) {
-            context in convert(try context.aggregateValue(function, key: key, where: predicate))
+        let observed = ObservedRequest(FetchRequest<Model>(predicate: predicate), in: schema)
+        return LiveQuery(container: self, relevantEntities: observed.relevantEntities) { context in
+            convert(try observed.aggregateValue(function, key: key, in: context))
         }
     }
 
@@ -297,10 +301,7 @@ extension PersistentContainer {
 
     /// The entities whose changes can change `request`'s result, or `nil` for any.
     func relevantEntities<Model: ManagedObject>(for request: FetchRequest<Model>) -> Set<String>? {
-        guard let entity = schema.entity(named: request.entityName) else { return [] }
-        // A request that does not resolve fails when it runs; until then, any change may matter.
-        guard let plan = try? FetchPlan(request, in: schema), !plan.reachesRelatedObjects else { return nil }
-        return request.includesSubentities ? entity.kindNames : [entity.name]
+        ObservedRequest(request, in: schema).relevantEntities
     }
 }
 

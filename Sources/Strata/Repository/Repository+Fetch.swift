@@ -126,8 +126,9 @@ extension Repository {
     private func fetchSubscription<Model: FetchableUnmanagedModel>(
         _ request: FetchRequest<Model.ManagedModel>, tracking: Set<String>?
     ) -> RepositorySubscription<[Model]> {
-        RepositorySubscription(container: container, relevantEntities: tracking, failureEnds: false) { context in
-            try context.fetch(request).map(Model.init(managed:))
+        let observed = ObservedRequest(request, in: container.schema)
+        return RepositorySubscription(container: container, relevantEntities: tracking, failureEnds: false) { context in
+            try observed.fetch(Model.ManagedModel.self, in: context).map(Model.init(managed:))
         }
     }
 

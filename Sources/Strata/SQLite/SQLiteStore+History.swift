@@ -250,35 +250,14 @@ extension SQLiteStore {
         try checkToken(request.token)
         try checkWritable()
         try checkNotPreparing()
-        var conditions: [String] = []
-        var arguments: [any DatabaseValueConvertible] = []
-        if let token = request.token {
-            conditions.append("\"number\" < ?")
-            arguments.append(token.transactionNumber)
-        }
-        if let date = request.date {
-            conditions.append("\"timestamp\" < ?")
-            arguments.append(date.timeIntervalSinceReferenceDate)
-        }
-        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let selected = "SELECT \"number\" FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)"
+        let deletion = HistoryDeletion<SQLiteDialect>(request, arguments: [])
         do {
             return try writer.write { db in
-                try db.execute(
-                    sql: """
-                        DELETE FROM \(quoted(StoreLayout.historyTombstoneTable)) WHERE "change_id" IN (
-                        SELECT "id" FROM \(quoted(StoreLayout.historyChangeTable)) WHERE "transaction_number" IN (\(selected)))
-                        """, arguments: StatementArguments(arguments))
-                try db.execute(
-                    sql: "DELETE FROM \(quoted(StoreLayout.historyChangeTable)) WHERE \"transaction_number\" IN (\(selected))",
-                    arguments: StatementArguments(arguments))
-                try db.execute(
-                    sql: "DELETE FROM \(quoted(StoreLayout.historyTransactionTable))\(filter)",
-                    arguments: StatementArguments(arguments))
+                for sql in deletion.statements { try db.execute(sql: sql, arguments: StatementArguments(deletion.arguments)) }
                 return db.changesCount
             }
         } catch {
-            throw storeError(error, sql: selected)
+            throw storeError(error, sql: deletion.statements.first)
         }
     }
 
@@ -363,7 +342,7 @@ extension SQLiteStore {
         }
         return commits + transactions.filter { !own.contains($0.transactionNumber) }.map { transaction in
             instrumentation.metrics.recordNotificationLatency(since: transaction.timestamp)
-            return StoreCommit(remote: transaction, storeIdentifier: identifier)
+            return StoreCommit(transaction, isRemote: true)
         }
     }
 }

@@ -63,23 +63,32 @@ public struct StoreCommit: Sendable, Hashable {
 }
 
 extension StoreCommit {
-    /// Another connection's commit, read from the store's persistent history: the transaction's
-    /// objects, author, context name, time and token.
-    package init(remote transaction: HistoryTransaction, storeIdentifier: String) {
+    /// The commit a history transaction recorded: its objects, each once, author, context
+    /// name, time and token. An object both updated and deleted in it counts as deleted.
+    ///
+    /// - Parameter isRemote: Whether another connection made it (a store noticing other
+    ///   processes' commits); a transaction without changes is then a change of unknown objects.
+    package init(_ transaction: HistoryTransaction, isRemote: Bool = false) {
         var inserted: [ObjectID] = []
         var updated: [ObjectID] = []
         var deleted: [ObjectID] = []
-        for change in transaction.changes ?? [] {
-            switch change.changeType {
-            case .insert: inserted.append(change.changedObjectID)
-            case .update: updated.append(change.changedObjectID)
-            case .delete: deleted.append(change.changedObjectID)
+        var seen: Set<ObjectID> = []
+        // Deletions first: an object both updated and deleted counts once, as deleted.
+        for change in transaction.changes ?? [] where change.changeType == .delete {
+            if seen.insert(change.changedObjectID).inserted { deleted.append(change.changedObjectID) }
+        }
+        for change in transaction.changes ?? [] where change.changeType != .delete {
+            guard seen.insert(change.changedObjectID).inserted else { continue }
+            if change.changeType == .insert {
+                inserted.append(change.changedObjectID)
+            } else {
+                updated.append(change.changedObjectID)
             }
         }
         self.init(
-            storeIdentifier: storeIdentifier, insertedObjectIDs: inserted, updatedObjectIDs: updated,
+            storeIdentifier: transaction.storeIdentifier, insertedObjectIDs: inserted, updatedObjectIDs: updated,
             deletedObjectIDs: deleted, author: transaction.author, contextName: transaction.contextName,
-            timestamp: transaction.timestamp, isRemote: true, historyToken: transaction.token)
+            timestamp: transaction.timestamp, isRemote: isRemote, historyToken: transaction.token)
     }
 }
 

@@ -220,6 +220,8 @@ import Testing
         commits = log.all
         #expect(commits.count == 2)
         #expect(saved == ContextChanges(try #require(commits.first)))
+        // Not a copy: the store's commit itself, as every consumer receives it.
+        #expect(saved.commit == commits.first && later.commit == commits.last)
         #expect(saved.author == "batch" && saved.updatedObjectIDs == [heatID])
         // The merging context refreshed the object before this read.
         _ = try reader.fetch(Movie.self)

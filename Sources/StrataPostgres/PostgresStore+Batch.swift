@@ -277,12 +277,7 @@ extension PostgresStore {
             }
             var changes = BatchChanges()
             changes.updated = rows.map { ($0, names) }
-            return (
-                changes,
-                BatchResult(
-                    kind: .update, resultType: request.resultType, count: rows.count,
-                    objectIDs: request.resultType == .objectIDs ? rows.map(objectID) : nil)
-            )
+            return (changes, BatchResult(updated: rows.count, by: request) { rows.map(objectID) })
         }
     }
 

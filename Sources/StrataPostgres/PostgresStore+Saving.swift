@@ -282,7 +282,6 @@ struct PostgresChangeWriter: SQLChangeWriter {
     /// Gives every new object its permanent ID: its reserved key, or the next of its table's
     /// sequence, never one used before.
     mutating func assignKeys(to inserts: [StoreChangeSet.Insert]) throws {
-        result.permanentIDs.reserveCapacity(inserts.count)
         var needed: [String: Int] = [:]
         var highestGiven: [String: Int64] = [:]
         for insert in inserts {
@@ -305,23 +304,13 @@ struct PostgresChangeWriter: SQLChangeWriter {
             try session.query(
                 "SELECT setval('\(sequence)', $1) FROM \(sequence) WHERE last_value < $1 OR NOT is_called", bindings)
         }
-        for insert in inserts {
-            let entityName = insert.objectID.entityName
-            let key: Int64
-            if let reserved = insert.objectID.primaryKey {
-                key = reserved
-            } else {
-                let (_, entityLayout) = try store.resolve(entityName)
-                guard let next = fresh[entityLayout.table]?.next() else {
-                    throw StrataError(.storeError, "The sequence of \(entityLayout.table) gave too few keys.", entityName: entityName)
-                }
-                key = next
+        let store = store
+        try result.recordPermanentIDs(of: inserts, storeIdentifier: store.identifier) { entityName in
+            let (_, entityLayout) = try store.resolve(entityName)
+            guard let next = fresh[entityLayout.table]?.next() else {
+                throw StrataError(.storeError, "The sequence of \(entityLayout.table) gave too few keys.", entityName: entityName)
             }
-            let objectID = ObjectID(
-                entityName: entityName, entityNameHash: insert.objectID.entityNameHash, storeIdentifier: store.identifier,
-                primaryKey: key)
-            result.permanentIDs[insert.objectID] = objectID
-            result.versions[objectID] = StoreLayout.initialVersion
+            return next
         }
     }
 

@@ -42,3 +42,23 @@ extension SQLChangeWriter {
         try writeToManyRelationships(changes.toManyUpdates)
     }
 }
+
+extension StoreSaveResult {
+    /// Records the permanent ID of every new object of a save, at the first version: its
+    /// reserved key when it has one, else the key `nextKey` gives for its entity name (the
+    /// store's rule: the next of the table's sequence, or above the highest key ever used).
+    package mutating func recordPermanentIDs(
+        of inserts: [StoreChangeSet.Insert], storeIdentifier: String, nextKey: (_ entityName: String) throws -> Int64
+    ) rethrows {
+        permanentIDs.reserveCapacity(permanentIDs.count + inserts.count)
+        versions.reserveCapacity(versions.count + inserts.count)
+        for insert in inserts {
+            let entityName = insert.objectID.entityName
+            let objectID = ObjectID(
+                entityName: entityName, entityNameHash: insert.objectID.entityNameHash, storeIdentifier: storeIdentifier,
+                primaryKey: try insert.objectID.primaryKey ?? nextKey(entityName))
+            permanentIDs[insert.objectID] = objectID
+            versions[objectID] = StoreLayout.initialVersion
+        }
+    }
+}

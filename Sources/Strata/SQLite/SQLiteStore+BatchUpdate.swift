@@ -20,12 +20,7 @@ extension SQLiteStore {
                 try db.execute(sql: sql, arguments: StatementArguments(arguments + [Self.keyList(rows.map(\.key)).databaseValue]))
             }
             changes.updated = rows.map { ($0, names) }
-            return (
-                changes,
-                BatchResult(
-                    kind: .update, resultType: request.resultType, count: rows.count,
-                    objectIDs: request.resultType == .objectIDs ? rows.map(objectID) : nil)
-            )
+            return (changes, BatchResult(updated: rows.count, by: request) { rows.map(objectID) })
         }
     }
 }

@@ -214,9 +214,6 @@ struct ChangeWriter: SQLChangeWriter {
     /// Gives every new object its permanent ID: its reserved key, or the next key of its
     /// table, never one used before (AUTOINCREMENT's sequence and the table's highest key).
     mutating func assignKeys(to inserts: [StoreChangeSet.Insert]) throws {
-        result.permanentIDs.reserveCapacity(inserts.count)
-        result.versions.reserveCapacity(result.versions.count + inserts.count)
-        var lastKeys: [String: Int64] = [:]
         // Keys reserved earlier may lie above the sequence (a change set saved straight to the
         // store can carry any permanent ID): new keys start above the highest of them too.
         var highestReserved: [String: Int64] = [:]
@@ -225,35 +222,25 @@ struct ChangeWriter: SQLChangeWriter {
             let (_, layout) = try store.resolve(insert.objectID.entityName)
             highestReserved[layout.table] = Swift.max(highestReserved[layout.table] ?? 0, reserved)
         }
-        for insert in inserts {
-            let entityName = insert.objectID.entityName
-            let key: Int64
-            if let reserved = insert.objectID.primaryKey {
-                key = reserved
+        lastSQL = nil  // an error names its own statement (GRDB's DatabaseError.sql)
+        var lastKeys: [String: Int64] = [:]
+        let (store, db) = (store, db)
+        try result.recordPermanentIDs(of: inserts, storeIdentifier: store.identifier) { entityName in
+            let (_, layout) = try store.resolve(entityName)
+            let last: Int64
+            if let assigned = lastKeys[layout.table] {
+                last = assigned
             } else {
-                let (_, layout) = try store.resolve(entityName)
-                let last: Int64
-                if let assigned = lastKeys[layout.table] {
-                    last = assigned
-                } else {
-                    lastSQL = nil  // an error names its own statement (GRDB's DatabaseError.sql)
-                    let highest = try SQLiteStore.highestKeyEverUsed(in: layout.table, db: db)
-                    last = Swift.max(highest, highestReserved[layout.table] ?? 0)
-                }
-                guard last < Int64.max else {
-                    throw StrataError(
-                        .storeError, "\(layout.table) has used every primary key up to \(Int64.max).",
-                        entityName: entityName, fileURL: store.url)
-                }
-                key = last + 1
-                lastKeys[layout.table] = key
+                let highest = try SQLiteStore.highestKeyEverUsed(in: layout.table, db: db)
+                last = Swift.max(highest, highestReserved[layout.table] ?? 0)
             }
-            let objectID = ObjectID(
-                entityName: entityName, entityNameHash: insert.objectID.entityNameHash,
-                storeIdentifier: store.identifier,
-                primaryKey: key)
-            result.permanentIDs[insert.objectID] = objectID
-            result.versions[objectID] = StoreLayout.initialVersion
+            guard last < Int64.max else {
+                throw StrataError(
+                    .storeError, "\(layout.table) has used every primary key up to \(Int64.max).",
+                    entityName: entityName, fileURL: store.url)
+            }
+            lastKeys[layout.table] = last + 1
+            return last + 1
         }
     }
 

@@ -64,6 +64,16 @@ public struct BatchResult: Sendable, Hashable {
     }
 }
 
+extension BatchResult {
+    /// The result of a batch update that changed `count` rows: with their IDs, made by
+    /// `objectIDs`, when the request asks for them.
+    package init(updated count: Int, by request: StoreBatchUpdate, objectIDs: () -> [ObjectID]) {
+        self.init(
+            kind: .update, resultType: request.resultType, count: count,
+            objectIDs: request.resultType == .objectIDs ? objectIDs() : nil)
+    }
+}
+
 /// A new value of one attribute in a batch update: a constant, another attribute of the same
 /// object, or arithmetic on them (what Core Data expresses with `NSExpression`).
 ///

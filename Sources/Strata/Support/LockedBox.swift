@@ -10,8 +10,10 @@ import Foundation
 /// methods, which hold `condition`'s lock for the whole of each closure call, so no two threads
 /// ever touch `value` at once.
 package final class LockedBox<Value>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var value: Value
+    // Internal (not private) only so that `withLock(_:)` can be inlined into other modules: a
+    // store decoding rows on one thread for another takes the lock once a row.
+    @usableFromInline let condition = NSCondition()
+    @usableFromInline var value: Value
 
     package init(_ value: Value) { self.value = value }
 
@@ -19,6 +21,7 @@ package final class LockedBox<Value>: @unchecked Sendable {
     ///
     /// - Parameter body: Reads or changes the value; no other thread touches it meanwhile.
     /// - Returns: What `body` returns.
+    @inlinable
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         condition.lock()
         defer { condition.unlock() }

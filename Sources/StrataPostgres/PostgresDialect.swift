@@ -161,6 +161,9 @@ package enum PostgresDialect: SQLDialect {
     /// The server cannot give Foundation's localized order: such fetches sort on the client.
     package static let sortsLocalizedText = false
 
+    /// `NULL` sorts last by default.
+    package static let nullsFirst = " NULLS FIRST"
+
     /// One array parameter, however many keys.
     package static func primaryKeyTest(_ column: String, in keys: [Int64], to bindings: inout PostgresBindings) -> String {
         bindings.append(keys)
@@ -223,3 +226,6 @@ package typealias PostgresSelect = SQLSelect<PostgresDialect>
 
 /// The batch-update compiler of PostgreSQL stores.
 package typealias PostgresUpdateCompiler = SQLUpdateCompiler<PostgresDialect>
+
+/// Bindings start empty.
+extension PostgresBindings: SQLArguments {}

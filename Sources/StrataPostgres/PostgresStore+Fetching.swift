@@ -120,33 +120,7 @@ extension PostgresStore {
     /// let reviewsByMovie = try store.relatedObjectIDs(of: movies.map(\.objectID), relationshipNamed: "reviews")
     /// ```
     public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
-        var result: [ObjectID: [ObjectID]] = [:]
-        for (entityName, owners) in Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName) {
-            let (entity, entityLayout) = try resolve(entityName)
-            guard let number = entity.relationshipNumber(named: name),
-                let destination = schema.entity(named: entity.relationships[number].destinationEntityName),
-                let destinationLayout = layout.base.entities[destination.name]
-            else { continue }
-            let ownerByKey = Dictionary(owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
-            guard let storage = entityLayout.toMany[number] else { continue }
-            // One array parameter instead of one parameter per owner.
-            let sql = storage.membersQuery(
-                destination: destinationLayout, owners: { "\($0) = ANY($1)" }, nullsFirst: " NULLS FIRST")
-            for start in stride(from: 0, to: owners.count, by: 1000) {
-                let chunk = Array(owners[start..<min(start + 1000, owners.count)])
-                var bindings = PostgresBindings()
-                bindings.append(chunk.compactMap(\.primaryKey))
-                for owner in chunk { result[owner] = [] }
-                for row in try read(sql: sql, bindings).rows {
-                    let cells = row.makeRandomAccess()
-                    guard let ownerKey = PostgresValueCoding.integer(cells[0]), let key = PostgresValueCoding.integer(cells[1]),
-                        let memberEntity = PostgresValueCoding.string(cells[2]), let owner = ownerByKey[ownerKey]
-                    else { continue }
-                    result[owner, default: []].append(ObjectID(entityName: memberEntity, storeIdentifier: identifier, primaryKey: key))
-                }
-            }
-        }
-        return result
+        try relatedMembers(of: objectIDs, relationshipNamed: name)
     }
 
     // MARK: Queries

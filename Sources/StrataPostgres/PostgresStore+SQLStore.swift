@@ -7,6 +7,8 @@ extension PostgresStore: SQLStore {
     package typealias Dialect = PostgresDialect
     package typealias RowReader = PostgresRowReader
 
+    package var storeLayout: StoreLayout { layout.base }
+
     /// Property values and aggregates computed by the server, one array per row or group.
     ///
     /// Integer and decimal sums are exact (`numeric`); a sum of integers beyond `Int64`'s range

@@ -262,17 +262,6 @@ public final class PostgresStore: PersistentStore {
                 fileURL: url)
         }
     }
-
-    /// The entity named `entityName` and its layout.
-    func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
-        guard let entity = schema.entity(named: entityName), let entityLayout = layout.base.entities[entityName] else {
-            throw StrataError(
-                .unknownEntity,
-                "The store has no entity named '\(entityName)'." + didYouMean(entityName, in: layout.base.entities.keys.sorted()),
-                entityName: entityName)
-        }
-        return (entity, entityLayout)
-    }
 }
 
 extension PostgresStore {

@@ -1,5 +1,11 @@
 import Foundation
 
+/// The values bound to one statement, starting empty.
+package protocol SQLArguments {
+    /// No values.
+    init()
+}
+
 /// What one SQL store says differently from another: the small set of spellings that the
 /// shared compilers in `SQL/` ask a store for.
 ///
@@ -10,7 +16,7 @@ import Foundation
 /// pays for an existential.
 package protocol SQLDialect {
     /// The values bound to one statement, in the store's own representation.
-    associatedtype Arguments
+    associatedtype Arguments: SQLArguments
 
     /// The literal for true (`1` in SQLite, `TRUE` in PostgreSQL).
     static var trueLiteral: String { get }
@@ -94,6 +100,10 @@ package protocol SQLDialect {
     /// ` LIMIT … OFFSET …` for a limit and an offset that are not negative, or nothing when
     /// there is neither.
     static func limitClause(limit: Int?, offset: Int) -> String
+
+    /// What an ordering term needs so that `NULL` comes first: nothing in SQLite, where it
+    /// already does, ` NULLS FIRST` in PostgreSQL.
+    static var nullsFirst: String { get }
 
     // MARK: Batch updates (``SQLUpdateCompiler``)
 

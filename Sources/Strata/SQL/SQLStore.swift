@@ -33,6 +33,9 @@ package protocol SQLStore: PersistentStore {
     ///
     /// - Throws: ``StrataError`` when the statement fails; what `body` throws.
     func readRows(sql: String, arguments: Dialect.Arguments, _ body: (RowReader) throws -> Void) throws
+
+    /// Where the store keeps each entity: tables, columns, relationship storage.
+    var storeLayout: StoreLayout { get }
 }
 
 extension SQLStore {
@@ -99,5 +102,53 @@ extension SQLStore {
             rows.append(values)
         }
         return rows
+    }
+
+    /// The entity named `entityName` and where the store keeps it.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` when the store has no such entity.
+    package func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
+        guard let entity = schema.entity(named: entityName), let entityLayout = storeLayout.entities[entityName] else {
+            throw StrataError(
+                .unknownEntity,
+                "The store has no entity named '\(entityName)'." + didYouMean(entityName, in: storeLayout.entities.keys.sorted()),
+                entityName: entityName)
+        }
+        return (entity, entityLayout)
+    }
+
+    /// The members of the to-many relationship `name` of each owner, in the relationship's
+    /// order; owners without members map to an empty array, owners not yet saved to none.
+    package func relatedMembers(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        // Owners by entity: the relationship's storage is the same for an entity's rows.
+        for (entityName, owners) in Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName) {
+            let (entity, entityLayout) = try resolve(entityName)
+            guard let number = entity.relationshipNumber(named: name),
+                let destination = schema.entity(named: entity.relationships[number].destinationEntityName),
+                let destinationLayout = storeLayout.entities[destination.name],
+                let storage = entityLayout.toMany[number]
+            else { continue }
+            let ownerByKey = Dictionary(
+                owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+            // In chunks, within every database's limit on parameters.
+            for start in stride(from: 0, to: owners.count, by: 500) {
+                let chunk = owners[start..<Swift.min(start + 500, owners.count)]
+                var arguments = Dialect.Arguments()
+                let sql = storage.membersQuery(
+                    destination: destinationLayout,
+                    owners: { Dialect.primaryKeyTest($0, in: chunk.compactMap(\.primaryKey), to: &arguments) },
+                    nullsFirst: Dialect.nullsFirst)
+                for owner in chunk { result[owner] = [] }
+                try readRows(sql: sql, arguments: arguments) { row in
+                    guard let ownerKey = row.int64(at: 0), let key = row.int64(at: 1),
+                        let memberEntity = row.entityName(at: 2, among: destinationLayout.kindNames),
+                        let owner = ownerByKey[ownerKey]
+                    else { return }
+                    result[owner, default: []].append(ObjectID(entityName: memberEntity, storeIdentifier: identifier, primaryKey: key))
+                }
+            }
+        }
+        return result
     }
 }

@@ -133,6 +133,9 @@ extension SQLiteDialect {
         bind(value, as: nil, to: &arguments)
     }
 
+    /// `NULL` sorts first already.
+    package static let nullsFirst = ""
+
     /// SQLite takes a limit of -1 for none.
     package static func limitClause(limit: Int?, offset: Int) -> String {
         // Integers from the request, not strings: safe to write into the SQL.
@@ -173,3 +176,6 @@ package typealias SQLiteSelect = SQLSelect<SQLiteDialect>
 
 /// The batch-update compiler of SQLite stores.
 package typealias SQLiteUpdateCompiler = SQLUpdateCompiler<SQLiteDialect>
+
+/// Statement arguments start as an empty array.
+extension [DatabaseValue]: SQLArguments {}

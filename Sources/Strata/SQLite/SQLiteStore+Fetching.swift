@@ -102,92 +102,17 @@ extension SQLiteStore {
 
     /// The members of one object's to-many relationship, in order for ordered relationships.
     public func relatedObjectIDs(of objectID: ObjectID, relationshipNamed name: String) throws -> [ObjectID] {
-        let (entity, layout) = try resolve(objectID.entityName)
-        guard let number = entity.relationshipNumber(named: name), let primaryKey = objectID.primaryKey else {
-            return []
-        }
-        let relationship = entity.relationships[number]
-        guard let destination = schema.entity(named: relationship.destinationEntityName),
-            let destinationLayout = self.layout.entities[destination.name]
-        else { return [] }
-        let sql: String
-        var arguments: StatementArguments = [primaryKey]
-        switch layout.toMany[number] {
-        case .inverseColumn(let table, let column, let orderColumn):
-            sql =
-                "SELECT \(quoted(StoreLayout.primaryKeyColumn)), \(quoted(StoreLayout.entityColumn)) FROM \(quoted(table))"
-                + " WHERE \(quoted(column)) = ? AND \(quoted(StoreLayout.entityColumn)) IN ("
-                + destinationLayout.kindNames.map { _ in "?" }.joined(separator: ", ") + ")"
-                + " ORDER BY " + (orderColumn.map { "\(quoted($0)), " } ?? "") + quoted(StoreLayout.primaryKeyColumn)
-            arguments += StatementArguments(destinationLayout.kindNames)
-        case .joinTable(let table, let sourceColumn, let targetColumn, let positionColumn):
-            sql =
-                "SELECT j.\(quoted(targetColumn)), t.\(quoted(StoreLayout.entityColumn)) FROM \(quoted(table)) j"
-                + " JOIN \(quoted(destinationLayout.table)) t ON t.\(quoted(StoreLayout.primaryKeyColumn)) = j.\(quoted(targetColumn))"
-                + " WHERE j.\(quoted(sourceColumn)) = ?"
-                + " ORDER BY " + (positionColumn.map { "j.\(quoted($0)), " } ?? "") + "j.\(quoted(targetColumn))"
-        case nil:
-            return []
-        }
-        return try read(sql: sql) { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
-                row.int64(at: 0).flatMap { key in
-                    row.string(at: 1).map { ObjectID(entityName: $0, storeIdentifier: identifier, primaryKey: key) }
-                }
-            }
-        }
+        try relatedMembers(of: [objectID], relationshipNamed: name)[objectID] ?? []
     }
 
     /// The members of a to-many relationship for many owners, with one query per 500 owners.
     public func relatedObjectIDs(of objectIDs: [ObjectID], relationshipNamed name: String) throws -> [ObjectID:
         [ObjectID]]
     {
-        var result: [ObjectID: [ObjectID]] = [:]
-        // Owners by entity: the relationship's storage is the same for an entity's rows.
-        for (entityName, owners) in Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }, by: \.entityName) {
-            let (entity, layout) = try resolve(entityName)
-            guard let number = entity.relationshipNumber(named: name),
-                let destination = schema.entity(named: entity.relationships[number].destinationEntityName),
-                let destinationLayout = self.layout.entities[destination.name]
-            else { continue }
-            let ownerByKey = Dictionary(
-                owners.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
-            guard let storage = layout.toMany[number] else { continue }
-            for chunk in stride(from: 0, to: owners.count, by: 500).map({
-                Array(owners[$0..<Swift.min($0 + 500, owners.count)])
-            }) {
-                let keys = chunk.compactMap(\.primaryKey)
-                let placeholders = keys.map { _ in "?" }.joined(separator: ", ")
-                let sql = storage.membersQuery(destination: destinationLayout, owners: { "\($0) IN (\(placeholders))" })
-                let rows = try read(sql: sql) { db in
-                    try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys))
-                }
-                for owner in chunk { result[owner] = [] }
-                for row in rows {
-                    guard let ownerKey = row.int64(at: 0), let key = row.int64(at: 1),
-                        let entityName = row.string(at: 2)
-                    else { continue }
-                    guard let owner = ownerByKey[ownerKey] else { continue }
-                    result[owner, default: []].append(
-                        ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: key))
-                }
-            }
-        }
-        return result
+        try relatedMembers(of: objectIDs, relationshipNamed: name)
     }
 
     // MARK: Helpers
-
-    func resolve(_ entityName: String) throws -> (Entity, StoreLayout.EntityLayout) {
-        guard let entity = schema.entity(named: entityName), let layout = layout.entities[entityName] else {
-            throw StrataError(
-                .unknownEntity,
-                "The store has no entity named '\(entityName)'."
-                    + didYouMean(entityName, in: layout.entities.keys.sorted()),
-                entityName: entityName)
-        }
-        return (entity, layout)
-    }
 
     func read<T>(sql: String, _ body: (Database) throws -> T) throws -> T {
         instrumentation.metrics.fetches.increment()
@@ -292,6 +217,8 @@ final class RowDecoder {
 extension SQLiteStore: SQLStore {
     package typealias Dialect = SQLiteDialect
     package typealias RowReader = StatementRows
+
+    package var storeLayout: StoreLayout { layout }
 
     /// Property values and aggregates computed by SQLite, one array per row or group.
     public func fetchValues(_ request: StoreValuesRequest) throws -> [[AttributeValue]] {

@@ -2,54 +2,6 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata versions STORE --model Model.xcdatamodeld`: which version of a versioned model wrote
-/// a store.
-struct VersionsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "versions",
-        abstract: "Report which version of a model wrote a store.",
-        discussion: """
-            Compares the schema the store records with each version of the model, without writing \
-            to the store. A store Core Data wrote is compared by its tables; when several \
-            versions fit them (they differ only in optionality, defaults or validation, which \
-            the tables do not show), it says so and what tells them apart. Exits with status 2 \
-            when no version matches.
-
-            Examples:
-              strata versions Students.sqlite --model Students.xcdatamodeld
-              strata versions 'postgres://app@db.internal/school' \\
-                  --model Students.xcdatamodeld
-            """)
-
-    @Argument(help: "The store: an SQLite file or a postgres:// URL.")
-    var store: String
-
-    @Option(help: "The versioned Xcode model (.xcdatamodeld).")
-    var model: String
-
-    func run() throws {
-        let found = try reportingErrors {
-            let bundle = try XcodeModelBundle.load(contentsOf: URL(fileURLWithPath: model))
-            let description = try StoreOptions.description(of: store)
-            let matching = try BundleVersion.$bundle.withValue(bundle) { try BundleVersion.versionsForStore(description) }
-            let output = OutputChannel.standardOutput
-            for (index, version) in bundle.versions.enumerated() {
-                var marks: [String] = []
-                if matching.contains(where: { $0.index == index }) { marks.append("store") }
-                if version.name == bundle.currentVersionName { marks.append("current") }
-                try output.writeLine("\(version.name)\(marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))")")
-            }
-            if let reason = try BundleVersion.$bundle.withValue(bundle, operation: { try BundleVersion.ambiguity(among: matching) }) {
-                try output.writeLine(reason)
-            }
-            try output.flush()
-            if matching.isEmpty { OutputChannel.standardError.writeError("No version of \(model) wrote \(store).") }
-            return !matching.isEmpty
-        }
-        if !found { throw ExitCode(ExitStatus.problemsFound) }
-    }
-}
-
 /// `strata migrate STORE --model Model.xcdatamodeld [--to VERSION] [--dry-run]`: migrates a
 /// store through the versions of a model, lightweight.
 struct MigrateCommand: ParsableCommand {
@@ -204,71 +156,6 @@ struct BundleVersion: ModelVersion {
                 throw StrataError(.migrationFailed, "No model bundle is loaded.")
             }
             return bundle.versions[index].schema
-        }
-    }
-}
-
-/// `strata import-coredata STORE --model Model.xcdatamodeld --output new.sqlite`: imports a
-/// store that Core Data wrote into a new Strata store.
-struct ImportCoreDataCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "import-coredata",
-        abstract: "Import a store that Core Data wrote into a new Strata store.",
-        discussion: """
-            Finds the version of the model whose table layout fits the Core Data store (or takes \
-            --version), reads the store without writing to it, and writes every object into a new \
-            Strata store in one go. Migrate the result with `strata migrate` afterwards.
-
-            Examples:
-              strata import-coredata Library.sqlite --model Library.xcdatamodeld \\
-                  --output Library-strata.sqlite
-            """)
-
-    @Argument(help: "The SQLite store Core Data wrote.")
-    var store: String
-
-    @Option(help: "The Xcode model (.xcdatamodeld) the app used.")
-    var model: String
-
-    @Option(help: "The model version that wrote the store (default: detected from its tables).")
-    var version: String?
-
-    @Option(help: "The new Strata store to write; it must not exist.")
-    var output: String
-
-    func run() throws {
-        var output = StandardOutput()
-        try reportingErrors {
-            let bundle = try XcodeModelBundle.load(contentsOf: URL(fileURLWithPath: model))
-            let source = URL(fileURLWithPath: store)
-            try OpenedStore.checkFile(source)
-            let chosen: XcodeModel
-            if let version {
-                guard let named = bundle.version(named: version) else {
-                    throw StrataError(
-                        .migrationFailed, "\(model) has no version \(version); it has \(bundle.versions.map(\.name).joined(separator: ", ")).")
-                }
-                chosen = named
-            } else {
-                let fitting = try CoreDataImport.versions(of: bundle, forStoreAt: source)
-                guard fitting.count == 1, let only = fitting.first else {
-                    throw StrataError(
-                        .migrationFailed,
-                        fitting.isEmpty
-                            ? "No version of \(model) has the tables of \(store); name one with --version to see why."
-                            : "Versions \(fitting.map(\.name).joined(separator: ", ")) all fit \(store); choose one with --version.")
-                }
-                chosen = only
-            }
-            let bar = ProgressBar()
-            defer { bar.finish() }
-            let count = try CoreDataImport.importStore(
-                at: source, schema: chosen.schema, to: URL(fileURLWithPath: self.output)
-            ) { progress in
-                bar.update(phase: progress.phase.rawValue, completed: progress.completedUnitCount, total: progress.totalUnitCount)
-            }
-            bar.finish()
-            print("Imported \(count) objects written with \(chosen.name) into \(self.output).", to: &output)
         }
     }
 }

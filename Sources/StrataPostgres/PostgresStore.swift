@@ -411,9 +411,20 @@ extension PostgresStore {
 
 /// A weak reference to a store, for the listener's callbacks.
 ///
-/// `@unchecked Sendable`: `store` is set once, before the listener starts, and only read after.
-final class WeakStore: @unchecked Sendable {
-    weak var store: PostgresStore?
+/// The store is set once it is made, after its listener started, while the listener's threads
+/// may already read it: both go through the lock box.
+final class WeakStore: Sendable {
+    private struct Reference {
+        weak var store: PostgresStore?
+    }
+
+    private let reference = LockedBox(Reference())
+
+    /// The store, until it is released.
+    var store: PostgresStore? {
+        get { reference.withLock { $0.store } }
+        set { reference.withLock { $0.store = newValue } }
+    }
 }
 
 extension PostgresStore {

@@ -248,7 +248,11 @@ extension ObjectContext {
     }
 
     private func prefetchRelationship(named name: String, of objects: [ManagedObject]) throws -> [ManagedObject] {
+        // Each related object once: 50,000 movies of 100 directors name 100 objects, not
+        // 50,000 (the next step of a key path, and the faults to load, would repeat them).
         var next: [ManagedObject] = []
+        var seen: Set<ObjectIdentifier> = []
+        func reached(_ object: ManagedObject) -> Bool { seen.insert(ObjectIdentifier(object)).inserted }
         var faults: [ObjectID] = []
         var toManyOwners: [ManagedObject] = []
         for object in objects {
@@ -264,9 +268,9 @@ extension ObjectContext {
                 if object._relationships[number].isFault {
                     toManyOwners.append(object)
                 } else {
-                    next += object._relationships[number].objects
+                    next += object._relationships[number].objects.filter(reached)
                 }
-            } else if case .toOne(let target?) = object._relationships[number] {
+            } else if case .toOne(let target?) = object._relationships[number], reached(target) {
                 if target._isFault { faults.append(target.objectID) }
                 next.append(target)
             }
@@ -290,8 +294,9 @@ extension ObjectContext {
                     if owner._committedRelationships?[number].isFault == true {
                         owner._committedRelationships?[number] = .toMany(objects)
                     }
-                    memberIDs += objects.filter(\._isFault).map(\.objectID)
-                    next += objects
+                    let newlyReached = objects.filter(reached)
+                    memberIDs += newlyReached.filter(\._isFault).map(\.objectID)
+                    next += newlyReached
                 }
             }
             try fulfillFaults(memberIDs)

@@ -233,6 +233,44 @@ import Testing
         #expect(movies.allSatisfy { $0.faultingError == nil })
     }
 
+    /// Many objects that share a few related objects load each related object once: 600 movies
+    /// of two directors read the directors with one statement, not one per 500 movies.
+    @Test func prefetchingLoadsEachSharedObjectOnce() throws {
+        let logs = LogCapture()
+        var description = StoreDescription.sqlite(directory.file("Shared.sqlite"))
+        description.logger = logs.logger()
+        description.tracesStatements = true
+        description.slowStatementThreshold = nil
+        let shared = try PersistentContainer(
+            name: "Shared", entities: [Movie.self, Review.self, Person.self], storeDescriptions: [description])
+        defer { try? shared.close() }
+        let writer = shared.newBackgroundContext()
+        let directors = ["Ann", "Bob"].map { name in
+            let person = Person(context: writer)
+            person.name = name
+            return person
+        }
+        for number in 0..<600 {
+            let movie = Movie(title: "Movie \(number)", year: 2000)
+            writer.insert(movie)
+            movie.director = directors[number % 2]
+        }
+        try writer.save()
+
+        let context = shared.newBackgroundContext()
+        var request = FetchRequest<Movie>()
+        request.relationshipKeyPathsForPrefetching = ["director"]
+        let start = logs.messages.count
+        let movies = try context.fetch(request)
+        let statements = logs.messages.dropFirst(start).filter { $0.message == "Statement" }
+            .compactMap { $0.metadata["strata.sql"] }
+        let personReads = statements.filter { $0.hasPrefix("SELECT") && $0.contains("\"Person\"") }
+        #expect(personReads.count == 1, "\(personReads)")
+        try shared.close()
+        #expect(Set(movies.compactMap { $0.director?.name }) == ["Ann", "Bob"])
+        #expect(movies.allSatisfy { $0.director?.faultingError == nil })
+    }
+
     @Test func prefetchingAnUnknownRelationshipIsATypedError() throws {
         let context = container.newBackgroundContext()
         var request = FetchRequest<Movie>()

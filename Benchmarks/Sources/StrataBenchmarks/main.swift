@@ -221,6 +221,25 @@ let workloads: [Workload] = [
         verify: { contender, folder in
             try verifyMigratedItems(contender, itemCount: w17Count, in: folder.required())
         }),
+    Workload(
+        name: "W18",
+        description: "read \(itemCount) objects through a fetched results controller with 100 sections (issue 37)",
+        setup: { contender in try templates.copy(of: .items(count: itemCount), for: contender) },
+        run: { contender, folder in try fetchItemSections(contender, itemCount: itemCount, in: folder.required()) }),
+    Workload(
+        name: "W19",
+        description: "fetch \(w3Count) movies and read each one's director (a to-one fault), no prefetching (issue 37)",
+        setup: { contender in try prepareMovies(contender, count: w3Count) },
+        run: { contender, folder in
+            try fetchMoviesWithDirectors(contender, count: w3Count, prefetching: false, in: folder.required())
+        }),
+    Workload(
+        name: "W20",
+        description: "the same with relationshipKeyPathsForPrefetching = [\"director\"] (issue 37)",
+        setup: { contender in try prepareMovies(contender, count: w3Count) },
+        run: { contender, folder in
+            try fetchMoviesWithDirectors(contender, count: w3Count, prefetching: true, in: folder.required())
+        }),
 ]
 
 var rows: [String] = []

@@ -29,6 +29,18 @@ private func sections<Row>(_ rows: [Row], bucket: (Row) -> Int64) -> [Section<Ro
     return result
 }
 
+/// An item row as the raw and GRDB contenders read it.
+private protocol ItemRow {
+    var bucket: Int64 { get }
+    var price: Int64 { get }
+    var quantity: Int64 { get }
+    var serial: Int64 { get }
+}
+
+extension RawItem: ItemRow {}
+extension ItemRecord: ItemRow {}
+extension FastItemRecord: ItemRow {}
+
 /// W18: every item, sorted by bucket and serial, in sections by bucket; every value read.
 func fetchItemSections(_ contender: Contender, itemCount: Int, in folder: URL) throws {
     let url = storeURL(in: folder)
@@ -41,6 +53,15 @@ func fetchItemSections(_ contender: Contender, itemCount: Int, in folder: URL) t
         count += 1
         priceSum += price
         checksum &+= bucket &+ quantity &+ serial
+    }
+    /// Groups sorted rows into sections and reads every section's rows.
+    func readSections<Row: ItemRow>(of rows: [Row]) {
+        for section in sections(rows, bucket: \.bucket) {
+            sectionCount += 1
+            for item in section.rows {
+                read(bucket: item.bucket, price: item.price, quantity: item.quantity, serial: item.serial)
+            }
+        }
     }
     switch contender {
     case .strata:
@@ -63,32 +84,13 @@ func fetchItemSections(_ contender: Contender, itemCount: Int, in folder: URL) t
         defer { sqlite3_finalize(statement) }
         var items: [RawItem] = []
         while sqlite3_step(statement) == SQLITE_ROW { items.append(RawItem(statement)) }
-        for section in sections(items, bucket: \.bucket) {
-            sectionCount += 1
-            for item in section.rows {
-                read(bucket: item.bucket, price: item.price, quantity: item.quantity, serial: item.serial)
-            }
-        }
+        readSections(of: items)
     case .grdbCodable:
         let queue = try DatabaseQueue(path: url.path)
-        let items = try queue.read { db in
-            try ItemRecord.order(Column("bucket"), Column("serial")).fetchAll(db)
-        }
-        for section in sections(items, bucket: \.bucket) {
-            sectionCount += 1
-            for item in section.rows {
-                read(bucket: item.bucket, price: item.price, quantity: item.quantity, serial: item.serial)
-            }
-        }
+        readSections(of: try queue.read { db in try ItemRecord.order(Column("bucket"), Column("serial")).fetchAll(db) })
     case .grdbFast:
         let queue = try DatabaseQueue(path: url.path)
-        let items = try queue.read { db in try FastItemRecord.fetchAll(db, sql: sql) }
-        for section in sections(items, bucket: \.bucket) {
-            sectionCount += 1
-            for item in section.rows {
-                read(bucket: item.bucket, price: item.price, quantity: item.quantity, serial: item.serial)
-            }
-        }
+        readSections(of: try queue.read { db in try FastItemRecord.fetchAll(db, sql: sql) })
     }
     try expect(sectionCount, 100, "W18's sections")
     try expect(count, itemCount, "W18's objects")

@@ -71,10 +71,9 @@ extension ObjectContext {
         try aggregateValue(function, key: key, of: query(for: FetchRequest<Model>(predicate: predicate)))
     }
 
-    /// One aggregate of the attribute named `key` over the saved objects a query resolved
-    /// earlier matches (a live aggregate's refresh: its predicate is not resolved again).
+    /// One aggregate of the attribute named `key` over the saved objects a query matches (made
+    /// by ``query(for:)``, or resolved earlier and readied with ``prepareToQuery()``).
     func aggregateValue(_ function: AggregateFunction, key: String, of query: ObjectQuery) throws -> AttributeValue {
-        try prepareToQuery()
         let request = StoreValuesRequest(plan: query.plan, columns: [.aggregate(function, key)])
         for store in try stores(for: query) { return try store.fetchValues(request).first?.first ?? .null }
         return .null

@@ -93,9 +93,9 @@ extension ObjectContext {
         try count(query(for: request))
     }
 
-    /// The number of objects a query resolved earlier matches.
+    /// The number of objects a query matches (made by ``query(for:)``, or resolved earlier and
+    /// readied with ``prepareToQuery()``).
     func count(_ query: ObjectQuery) throws -> Int {
-        try prepareToQuery()
         if !usesPendingChanges(query), parent == nil, container != nil {
             var total = 0
             for store in try stores(for: query) { total += try store.count(query.plan) }
@@ -131,19 +131,14 @@ extension ObjectContext {
         return try ObjectQuery(request, in: schema)
     }
 
-    /// What every query does first: take in the saves collected for
+    /// What every query does first (``query(for:)``, or a live query's refresh before running
+    /// its resolved query): take in the saves collected for
     /// ``automaticallyMergesChangesFromContainer`` and refuse to run once the container is gone.
     func prepareToQuery() throws {
         mergeCollectedChanges()  // request-based fetches, counts and ID fetches start here
         try checkContainerIsAlive()
     }
 
-    /// The objects a query resolved earlier matches (a live query's refresh: its request is not
-    /// resolved again).
-    func fetch(_ query: ObjectQuery) throws -> [ManagedObject] {
-        try prepareToQuery()
-        return try execute(query)
-    }
 
     /// Whether unsaved changes can affect the query's result: changes to objects of the
     /// fetched entity's table, or to any object when the predicate or a sort key reaches

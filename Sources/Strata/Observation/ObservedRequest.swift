@@ -24,19 +24,26 @@ struct ObservedRequest: Sendable {
 
     /// The objects the request matches in `context`.
     func fetch<Model: ManagedObject>(_: Model.Type, in context: ObjectContext) throws -> [Model] {
-        try context.fetch(query.get()).ofType(Model.self)
+        try context.execute(query(in: context)).ofType(Model.self)
     }
 
     /// The number of objects the request matches in `context`.
     func count(in context: ObjectContext) throws -> Int {
-        try context.count(query.get())
+        try context.count(query(in: context))
     }
 
     /// One aggregate of the attribute named `key` over the saved objects the request matches.
     func aggregateValue(_ function: AggregateFunction, key: String, in context: ObjectContext) throws
         -> AttributeValue
     {
-        try context.aggregateValue(function, key: key, of: query.get())
+        try context.aggregateValue(function, key: key, of: query(in: context))
+    }
+
+    /// The query, after what every query does first in `context` (as ``ObjectContext/query(for:)``
+    /// does for a request).
+    private func query(in context: ObjectContext) throws -> ObjectQuery {
+        try context.prepareToQuery()
+        return try query.get()
     }
 
     private static func relevantEntities(

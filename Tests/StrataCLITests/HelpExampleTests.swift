@@ -103,10 +103,11 @@ import Testing
     }
 
     @Test func everyExampleInTheHelpRuns() async throws {
-        let pages = try Self.commandPaths().map { path in
-            let help = try runStrata(path + ["--help"])
+        var pages: [HelpPage] = []
+        for path in Self.commandPaths() {
+            let help = try await runStrata(path + ["--help"])
             #expect(help.status == 0, "strata \(path.joined(separator: " ")) --help: \(help.errorOutput)")
-            return HelpPage(command: ["strata"] + path + ["--help"], text: help.output)
+            pages.append(HelpPage(command: ["strata"] + path + ["--help"], text: help.output))
         }
         var examples: [(page: String, example: String)] = []
         for page in pages {

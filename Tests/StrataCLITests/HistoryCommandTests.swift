@@ -123,22 +123,22 @@ import Testing
         #expect(try JSONDecoder().decode([ListedTransaction].self, from: Data(rest.utf8)).map(\.transactionNumber) == [3, 4])
     }
 
-    @Test func aStoreWithoutHistoryAndBadDatesAreErrors() throws {
+    @Test func aStoreWithoutHistoryAndBadDatesAreErrors() async throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("Plain.sqlite")
         try PersistentContainer(
             name: "SaveLoop", entities: [Movie.self, Director.self, Critic.self], storeDescriptions: [.sqlite(store)]
         ).close()
-        let plain = try runStrata(["history", store.path])
+        let plain = try await runStrata(["history", store.path])
         #expect(plain.status == 1)
         #expect(plain.errorOutput.contains("does not record persistent history"), "\(plain.errorOutput)")
-        let badDate = try runStrata(["history", store.path, "--since", "yesterday"])
+        let badDate = try await runStrata(["history", store.path, "--since", "yesterday"])
         #expect(badDate.status == 1)
         #expect(badDate.errorOutput.contains("'yesterday' is not a date"), "\(badDate.errorOutput)")
-        let missing = try runStrata(["history", "prune", store.path])
+        let missing = try await runStrata(["history", "prune", store.path])
         #expect(missing.status != 0)
         #expect(missing.errorOutput.contains("--before DATE or --before-transaction NUMBER"), "\(missing.errorOutput)")
-        let notAStore = try runStrata(["history", directory.file("nothing.sqlite").path])
+        let notAStore = try await runStrata(["history", directory.file("nothing.sqlite").path])
         #expect(notAStore.status == 1)
     }
 }

@@ -39,14 +39,14 @@ import Testing
             """.write(to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
     }
 
-    @Test func importsTheStoreIntoANewStrataStore() throws {
+    @Test func importsTheStoreIntoANewStrataStore() async throws {
         let before = try Data(contentsOf: source)
-        let result = try runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
+        let result = try await runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output == "Imported 2 objects written with Notes into \(output.path).\n")
         #expect(result.errorOutput == "objects…\nrelationships…\nlinks…\n")  // not a terminal: one line per phase
         #expect(try Data(contentsOf: source) == before)
-        let versions = try runStrata(["versions", output.path, "--model", model.path])
+        let versions = try await runStrata(["versions", output.path, "--model", model.path])
         #expect(versions.output == "Notes (store, current)\n")
 
         let schema = try XcodeModelBundle.load(contentsOf: model).currentVersion.schema
@@ -60,44 +60,44 @@ import Testing
 
     /// Every reading command works on the Core Data store itself, given its model, and none
     /// writes to it.
-    @Test func readingCommandsWorkOnTheCoreDataStoreReadOnly() throws {
+    @Test func readingCommandsWorkOnTheCoreDataStoreReadOnly() async throws {
         let before = try Data(contentsOf: source)
-        let info = try runStrata(["info", source.path, "--model", model.path, "--json"])
+        let info = try await runStrata(["info", source.path, "--model", model.path, "--json"])
         #expect(info.status == 0, "\(info.errorOutput)")
         #expect(info.output.contains(#""kind" : "Core Data SQLite store (read-only)""#), "\(info.output)")
         #expect(info.output.contains(#""modelVersion" : "Notes""#), "\(info.output)")
-        let query = try runStrata(["query", source.path, "Note", "--model", model.path, "--where", "title BEGINSWITH 'G'", "--select", "title,created"])
+        let query = try await runStrata(["query", source.path, "Note", "--model", model.path, "--where", "title BEGINSWITH 'G'", "--select", "title,created"])
         #expect(query.status == 0, "\(query.errorOutput)")
         #expect(query.output == #"{"title":"Groceries","created":"2023-03-08T20:26:40Z"}"# + "\n")
-        let export = try runStrata(["export", source.path, "--model", model.path, "--format", "csv", "--entity", "Note"])
+        let export = try await runStrata(["export", source.path, "--model", model.path, "--format", "csv", "--entity", "Note"])
         #expect(export.status == 0, "\(export.errorOutput)")
         #expect(export.output.split(separator: "\r\n").count == 3)
-        let schema = try runStrata(["schema", source.path, "--model", model.path, "--format", "json"])
+        let schema = try await runStrata(["schema", source.path, "--model", model.path, "--format", "json"])
         #expect(schema.status == 0, "\(schema.errorOutput)")
         #expect(schema.output.contains("Note"))
-        let check = try runStrata(["check", source.path, "--model", model.path])
+        let check = try await runStrata(["check", source.path, "--model", model.path])
         #expect(check.status == 0, "\(check.output)\(check.errorOutput)")
-        let refused = try runStrata(["check", source.path, "--model", model.path, "--repair", "--yes"])
+        let refused = try await runStrata(["check", source.path, "--model", model.path, "--repair", "--yes"])
         #expect(refused.status == 1)
         #expect(refused.errorOutput.contains("only reads"), "\(refused.errorOutput)")
         #expect(try Data(contentsOf: source) == before)
     }
 
-    @Test func aTerminalSeesAProgressBarThatEndsFull() throws {
-        let result = try runStrataInTerminal(["import-coredata", source.path, "--model", model.path, "--output", output.path])
+    @Test func aTerminalSeesAProgressBarThatEndsFull() async throws {
+        let result = try await runStrataInTerminal(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(result.status == 0, "\(result.terminal)")
         #expect(result.terminal.contains("\r[------------------------]   0%  objects 0/4"))
         #expect(result.terminal.contains("\r[########################] 100%  links 4/4"))
         #expect(result.terminal.contains("Imported 2 objects written with Notes into"))
     }
 
-    @Test func anExistingOutputOrAMissingVersionIsRefused() throws {
+    @Test func anExistingOutputOrAMissingVersionIsRefused() async throws {
         try Data("keep".utf8).write(to: output)
-        let exists = try runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
+        let exists = try await runStrata(["import-coredata", source.path, "--model", model.path, "--output", output.path])
         #expect(exists.status == 1)
         #expect(exists.errorOutput.contains("exists"))
         #expect(try Data(contentsOf: output) == Data("keep".utf8))
-        let unknown = try runStrata([
+        let unknown = try await runStrata([
             "import-coredata", source.path, "--model", model.path, "--version", "Notes 7", "--output", output.path + "2",
         ])
         #expect(unknown.status == 1)

@@ -28,61 +28,61 @@ import Testing
         try container.close()
     }
 
-    @Test func versionsReportsTheVersionThatWroteTheStore() throws {
-        let result = try runStrata(["versions", store.path, "--model", Self.model.path])
+    @Test func versionsReportsTheVersionThatWroteTheStore() async throws {
+        let result = try await runStrata(["versions", store.path, "--model", Self.model.path])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output == "Students\nStudents 2 (store)\nStudents 3\nStudents 4 (current)\n")
     }
 
-    @Test func aDryRunPrintsThePlanAndLeavesTheStore() throws {
+    @Test func aDryRunPrintsThePlanAndLeavesTheStore() async throws {
         let before = try Data(contentsOf: store)
-        let result = try runStrata(["migrate", store.path, "--model", Self.model.path, "--dry-run"])
+        let result = try await runStrata(["migrate", store.path, "--model", Self.model.path, "--dry-run"])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output.contains("Students 2 → Students 4, 2 stages:"))
         #expect(result.output.contains("entity Teacher added"))
         #expect(try Data(contentsOf: store) == before)
     }
 
-    @Test func migrateRunsThePlanToTheCurrentOrAGivenVersion() throws {
-        let toThree = try runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 3"])
+    @Test func migrateRunsThePlanToTheCurrentOrAGivenVersion() async throws {
+        let toThree = try await runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 3"])
         #expect(toThree.status == 0, "\(toThree.errorOutput)")
         #expect(toThree.output.hasSuffix("Migrated to Students 3.\n"))
         #expect(toThree.errorOutput.contains("[1/1] Lightweight: Students 2 to Students 3: schema"))
-        #expect(try runStrata(["versions", store.path, "--model", Self.model.path]).output.contains("Students 3 (store)"))
+        #expect(try await runStrata(["versions", store.path, "--model", Self.model.path]).output.contains("Students 3 (store)"))
 
-        let toCurrent = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        let toCurrent = try await runStrata(["migrate", store.path, "--model", Self.model.path])
         #expect(toCurrent.status == 0)
-        #expect(try runStrata(["versions", store.path, "--model", Self.model.path]).output.contains("Students 4 (store, current)"))
-        let again = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        #expect(try await runStrata(["versions", store.path, "--model", Self.model.path]).output.contains("Students 4 (store, current)"))
+        let again = try await runStrata(["migrate", store.path, "--model", Self.model.path])
         #expect(again.output.contains("nothing to migrate"))
     }
 
-    @Test func aStoreOpenInAnotherProcessIsNotMigrated() throws {
+    @Test func aStoreOpenInAnotherProcessIsNotMigrated() async throws {
         let bundle = try XcodeModelBundle.load(contentsOf: Self.model)
         let schema = try #require(bundle.version(named: "Students 2")).schema
         let container = try PersistentContainer(name: "Students", schema: schema, storeDescriptions: [.sqlite(store)])
         let before = try Data(contentsOf: store)
-        let refused = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        let refused = try await runStrata(["migrate", store.path, "--model", Self.model.path])
         #expect(refused.status == 1)
         #expect(refused.errorOutput.contains("is open in another container or process"), "\(refused.errorOutput)")
         #expect(try Data(contentsOf: store) == before)
         try container.close()
-        let migrated = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        let migrated = try await runStrata(["migrate", store.path, "--model", Self.model.path])
         #expect(migrated.status == 0, "\(migrated.errorOutput)")
     }
 
-    @Test func badInputIsATypedErrorWithExitStatusOne() throws {
-        let unknownVersion = try runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 9"])
+    @Test func badInputIsATypedErrorWithExitStatusOne() async throws {
+        let unknownVersion = try await runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 9"])
         #expect(unknownVersion.status == 1)
         #expect(unknownVersion.errorOutput.contains("has no version Students 9"))
-        let missing = try runStrata(["versions", directory.url.appendingPathComponent("none.sqlite").path, "--model", Self.model.path])
+        let missing = try await runStrata(["versions", directory.url.appendingPathComponent("none.sqlite").path, "--model", Self.model.path])
         #expect(missing.status == 1)
         #expect(missing.errorOutput.hasPrefix("strata: error: "))
     }
 
     /// A plan that removes an attribute holding data is refused without --force, and the dry
     /// run says what would be lost.
-    @Test func aPlanThatDropsDataIsRefusedWithoutForce() throws {
+    @Test func aPlanThatDropsDataIsRefusedWithoutForce() async throws {
         let bundle = try XcodeModelBundle.load(contentsOf: Self.model)
         let schema = try #require(bundle.version(named: "Students 2")).schema
         let container = try PersistentContainer(name: "Students", schema: schema, storeDescriptions: [.sqlite(store)])
@@ -93,19 +93,19 @@ import Testing
         try container.close()
         let before = try Data(contentsOf: store)
 
-        let refused = try runStrata(["migrate", store.path, "--model", Self.model.path])
+        let refused = try await runStrata(["migrate", store.path, "--model", Self.model.path])
         #expect(refused.status == 2)
         #expect(refused.errorOutput.contains("Student.blob: 1 object holds a value"), "\(refused.errorOutput)")
         #expect(refused.errorOutput.contains("--force"))
         #expect(try Data(contentsOf: store) == before)
-        let dryRun = try runStrata(["migrate", store.path, "--model", Self.model.path, "--dry-run"])
+        let dryRun = try await runStrata(["migrate", store.path, "--model", Self.model.path, "--dry-run"])
         #expect(dryRun.status == 0)
         #expect(dryRun.errorOutput.contains("Warning: the plan removes data the store holds"))
         // Up to the version before the drop, nothing is lost: no refusal.
-        #expect(try runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 3"]).status == 0)
-        let forced = try runStrata(["migrate", store.path, "--model", Self.model.path, "--force"])
+        #expect(try await runStrata(["migrate", store.path, "--model", Self.model.path, "--to", "Students 3"]).status == 0)
+        let forced = try await runStrata(["migrate", store.path, "--model", Self.model.path, "--force"])
         #expect(forced.status == 0, "\(forced.errorOutput)")
-        #expect(try runStrata(["versions", store.path, "--model", Self.model.path]).output.contains("Students 4 (store, current)"))
+        #expect(try await runStrata(["versions", store.path, "--model", Self.model.path]).output.contains("Students 4 (store, current)"))
     }
 }
 
@@ -133,30 +133,30 @@ import Testing
         try queue.close()
     }
 
-    @Test func versionsAndInfoReadTheCoreDataStore() throws {
+    @Test func versionsAndInfoReadTheCoreDataStore() async throws {
         let before = try Data(contentsOf: store)
-        let versions = try runStrata(["versions", store.path, "--model", model])
+        let versions = try await runStrata(["versions", store.path, "--model", model])
         #expect(versions.status == 0, "\(versions.errorOutput)")
         #expect(versions.output == "Students (store)\nStudents 2\nStudents 3\nStudents 4 (current)\n")
-        let info = try runStrata(["info", store.path, "--model", model, "--json"])
+        let info = try await runStrata(["info", store.path, "--model", model, "--json"])
         #expect(info.status == 0, "\(info.errorOutput)")
         #expect(info.output.contains("\"identifier\" : \"\(Self.uuid)\"") || info.output.contains("\"identifier\":\"\(Self.uuid)\""), "\(info.output)")
         #expect(try Data(contentsOf: store) == before)
     }
 
-    @Test func migrateConvertsTheCoreDataStoreInPlace() throws {
-        let dryRun = try runStrata(["migrate", store.path, "--model", model, "--to", "Students 3", "--dry-run"])
+    @Test func migrateConvertsTheCoreDataStoreInPlace() async throws {
+        let dryRun = try await runStrata(["migrate", store.path, "--model", model, "--to", "Students 3", "--dry-run"])
         #expect(dryRun.status == 0, "\(dryRun.errorOutput)")
         #expect(dryRun.output.hasPrefix("A Core Data store written with Students: converted into a Strata store in place, then migrated."))
         #expect(StoreDescription.sqlite(store).isCoreDataStore)
 
-        let migrated = try runStrata(["migrate", store.path, "--model", model, "--to", "Students 3", "--keep-core-data"])
+        let migrated = try await runStrata(["migrate", store.path, "--model", model, "--to", "Students 3", "--keep-core-data"])
         #expect(migrated.status == 0, "\(migrated.errorOutput)")
         #expect(migrated.output.hasSuffix("Migrated to Students 3.\n"))
         #expect(!StoreDescription.sqlite(store).isCoreDataStore)
         #expect(FileManager.default.fileExists(atPath: store.path + ".coredata"))
-        #expect(try runStrata(["versions", store.path, "--model", model]).output.contains("Students 3 (store)"))
-        let query = try runStrata(["query", store.path, "Student", "--count"])
+        #expect(try await runStrata(["versions", store.path, "--model", model]).output.contains("Students 3 (store)"))
+        let query = try await runStrata(["query", store.path, "Student", "--count"])
         #expect(query.output.contains("2"), "\(query.output) \(query.errorOutput)")
     }
 }

@@ -1,11 +1,19 @@
 import Foundation
+import StrataTesting
 import Testing
 
 @testable import Strata
 @testable import StrataCLI
 
-/// Runs the `strata` executable with `arguments`; returns its exit status, standard output and
-/// standard error.
+/// Runs the `strata` executable with `arguments` on a thread of its own, not on one of Swift's
+/// cooperative threads (a child that takes long on a loaded machine would stall every other
+/// test of the process); returns its exit status, standard output and standard error.
+func runStrata(_ arguments: [String]) async throws -> (status: Int32, output: String, errorOutput: String) {
+    try await offThePool { try runStrata(arguments) }
+}
+
+/// Runs the `strata` executable with `arguments`, blocking the calling thread; returns its exit
+/// status, standard output and standard error.
 ///
 /// Both streams are read at once, so a child that fills one pipe while this process waits on
 /// the other cannot stall them both. A child that dies of a signal (a crash under a sanitizer,
@@ -64,6 +72,12 @@ final class PipeReader: Sendable {
         ended.signal()  // later calls return at once
         return state.withLock { String(decoding: $0.data, as: UTF8.self) }
     }
+}
+
+/// Runs `strata` on a pseudo-terminal as ``runStrataInTerminal(_:)-(_)`` does, on a thread of
+/// its own instead of one of Swift's cooperative threads.
+func runStrataInTerminal(_ arguments: [String]) async throws -> (status: Int32, terminal: String) {
+    try await offThePool { try runStrataInTerminal(arguments) }
 }
 
 /// Runs the `strata` executable with `arguments` on a pseudo-terminal (util-linux `script`), as

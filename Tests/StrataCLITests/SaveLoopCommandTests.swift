@@ -3,8 +3,13 @@ import StrataTesting
 import Testing
 
 @Suite struct SaveLoopCommandTests {
-    /// Runs `strata` with `arguments`; returns its exit status and standard error.
-    private func runStrata(_ arguments: [String]) throws -> (status: Int32, errorOutput: String) {
+    /// Runs `strata` with `arguments`, off Swift's cooperative threads; returns its exit status
+    /// and standard error.
+    private func runStrata(_ arguments: [String]) async throws -> (status: Int32, errorOutput: String) {
+        try await offThePool { try runStrataBlocking(arguments) }
+    }
+
+    private func runStrataBlocking(_ arguments: [String]) throws -> (status: Int32, errorOutput: String) {
         let executable = try #require(
             StrataExecutable.locate(), "no `strata` next to the tests in \(StrataExecutable.candidateFolders())")
         let child = Process()
@@ -21,20 +26,20 @@ import Testing
 
     /// A negative count used to be read as an option `-5`, and the message said "Missing value".
     @Test(arguments: [["--batches", "-5"], ["--batches=-5"]])
-    func negativeBatchCountIsRefusedWithItsRule(_ batches: [String]) throws {
+    func negativeBatchCountIsRefusedWithItsRule(_ batches: [String]) async throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("SaveLoop.sqlite")
-        let result = try runStrata(["save-loop", "--store", store.path] + batches)
+        let result = try await runStrata(["save-loop", "--store", store.path] + batches)
         #expect(result.status != 0)
         #expect(result.errorOutput.contains("--batches must be 0 or more; got -5."), "\(result.errorOutput)")
         #expect(!result.errorOutput.contains("Missing value"))
         #expect(!FileManager.default.fileExists(atPath: store.path))
     }
 
-    @Test func zeroBatchesOpensTheStoreAndSavesNothing() throws {
+    @Test func zeroBatchesOpensTheStoreAndSavesNothing() async throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("SaveLoop.sqlite")
-        let result = try runStrata(["save-loop", "--store", store.path, "--batches", "0"])
+        let result = try await runStrata(["save-loop", "--store", store.path, "--batches", "0"])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(FileManager.default.fileExists(atPath: store.path))
     }

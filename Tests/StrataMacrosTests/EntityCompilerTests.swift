@@ -65,7 +65,7 @@ struct EntityCompilerTests {
     ]
 
     @Test(arguments: cases)
-    func reportsTheDiagnosticWithoutCrashing(_ example: Case) throws {
+    func reportsTheDiagnosticWithoutCrashing(_ example: Case) async throws {
         let compiler = try #require(
             SwiftCompiler.locate(),
             "No Strata module and macro plugin next to the tests, or no swiftc: build with `swift build --build-tests`."
@@ -77,7 +77,7 @@ struct EntityCompilerTests {
         let file = folder.appendingPathComponent("main.swift")
         try example.source.write(to: file, atomically: true, encoding: .utf8)
 
-        let result = try compiler.typeCheck(file, moduleCache: folder.appendingPathComponent("ModuleCache"))
+        let result = try await compiler.typeCheck(file, moduleCache: folder.appendingPathComponent("ModuleCache"))
         let crashed = ["Stack dump", "Assertion failed", "Please submit a bug report", "#0 0x"].filter {
             result.output.contains($0)
         }
@@ -153,7 +153,10 @@ struct SwiftCompiler {
 
     /// Type-checks `file` as a program of its own; returns how `swiftc` ended and everything it
     /// wrote.
-    func typeCheck(_ file: URL, moduleCache: URL) throws -> (exitedNormally: Bool, status: Int32, output: String) {
+    ///
+    /// Waits without holding a thread: a type-check takes minutes on a loaded machine, and a
+    /// cooperative thread blocked that long stalls every other test of the process.
+    func typeCheck(_ file: URL, moduleCache: URL) async throws -> (exitedNormally: Bool, status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments =
@@ -166,10 +169,15 @@ struct SwiftCompiler {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        let (ended, end) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in end.finish() }
         try process.run()
         // Ends when swiftc and everything it started have exited (the pipe's last writer closes).
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let reading = output.fileHandleForReading
+        let data = await withCheckedContinuation { (done: CheckedContinuation<Data, Never>) in
+            Thread.detachNewThread { done.resume(returning: reading.readDataToEndOfFile()) }
+        }
+        for await _ in ended {}
         return (process.terminationReason == .exit, process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -231,7 +231,9 @@ public final class SQLiteStore: PersistentStore {
                 state.own = state.own.filter { $0 > current }
             }
         }
-        let task = Task.detached { [weak self] in
+        // Reading the history blocks a thread: the polling runs on Strata's threads for blocking
+        // work, so that tasks holding the cooperative threads cannot keep it from announcing.
+        let task = Task.detached(executorPreference: BlockingWorkExecutor.shared) { [weak self] in
             var last = initial
             while !Task.isCancelled {
                 // The store is held only while it is asked, never while the task sleeps.

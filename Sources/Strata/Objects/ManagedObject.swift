@@ -58,6 +58,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The identity map the object is registered in, which it leaves in `deinit`. Set and
     /// cleared by the map only.
     @exclusivity(unchecked) final var _registry: IdentityMap?
+    /// The table of the identity map holding the object, for a saved object (`nil` while its
+    /// ID is temporary). Set and cleared by the map only.
+    @exclusivity(unchecked) final var _registryTable: Unmanaged<KeyTable>?
     /// Whether the object's deletion was saved: it no longer exists in any store.
     final var _wasDeletedAndSaved = false
 

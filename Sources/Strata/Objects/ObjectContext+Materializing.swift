@@ -71,7 +71,7 @@ extension ObjectContext {
         guard parent == nil else { return try rows.map(materialize) }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(rows.count)
-        registered.reserveCapacity(rows.count)
+        if let first = rows.first { registered.reserveCapacity(rows.count, like: first.objectID) }
         var lastEntity: Entity?
         for row in rows {
             var isNew = false

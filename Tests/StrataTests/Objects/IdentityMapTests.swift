@@ -114,4 +114,60 @@ import Testing
         let movie = try #require(try context.object(with: id) as? Movie)
         #expect(movie.title == "Heat")
     }
+
+    /// Objects come and go in any order, many times over, with the same keys in two entities and
+    /// two stores: every lookup finds exactly the live object of its own store, entity and key.
+    @Test(arguments: [1, 2, 3]) func churnKeepsEveryEntryExact(seed: UInt64) throws {
+        let schema = try Schema([Movie.self, Review.self, Person.self])
+        let movie = try #require(schema.entity(named: "Movie"))
+        let person = try #require(schema.entity(named: "Person"))
+        let map = IdentityMap()
+        var live: [ObjectID: ManagedObject] = [:]
+        var random = SplitMix64(seed: seed)
+        func id(_ step: UInt64) -> ObjectID {
+            let entity = step % 2 == 0 ? movie : person
+            return ObjectID(
+                entityName: entity.name, storeIdentifier: step % 3 == 0 ? "A" : "B",
+                primaryKey: Int64(step % 700) - 100)
+        }
+        for _ in 0..<20_000 {
+            let step = random.next()
+            let objectID = id(step >> 8)
+            switch step % 4 {
+            case 0, 1:  // register, or find the registered one
+                let entity = objectID.entityName == "Movie" ? movie : person
+                let object = map.object(for: objectID) { ManagedObject(_storedEntity: entity, objectID: objectID) }
+                if let held = live[objectID] { #expect(object === held) }
+                live[objectID] = object
+            case 2:  // the last reference goes: the object leaves in deinit
+                live[objectID] = nil
+            default:  // taken out by the context
+                map[objectID] = nil
+                live[objectID] = nil
+            }
+            #expect(map[objectID] === live[objectID])
+        }
+        for (objectID, object) in live { #expect(map[objectID] === object) }
+        #expect(Set(map.values.map(ObjectIdentifier.init)) == Set(live.values.map(ObjectIdentifier.init)))
+        for step in UInt64(0)..<2_100 where live[id(step)] == nil { #expect(map[id(step)] == nil) }
+    }
+
+    /// A new object is kept under its temporary ID and moves to its permanent one once.
+    @Test func aNewObjectMovesToItsPermanentID() throws {
+        let schema = try Schema([Movie.self])
+        let entity = try #require(schema.entity(named: "Movie"))
+        let map = IdentityMap()
+        let object = ManagedObject(_storedEntity: entity)
+        let temporary = object.objectID
+        map[temporary] = object
+        #expect(map[temporary] === object)
+        let permanent = ObjectID(entityName: "Movie", storeIdentifier: "S", primaryKey: 7)
+        map.changeID(of: object, to: permanent)
+        #expect(map[temporary] == nil)
+        #expect(map[permanent] === object)
+        #expect(map.values.count == 1)
+        map.removeAll()
+        #expect(map[permanent] == nil)
+        #expect(map.values.isEmpty)
+    }
 }

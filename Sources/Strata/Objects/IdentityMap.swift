@@ -203,9 +203,15 @@ final class KeyTable {
     @exclusivity(unchecked) private var count = 0
     /// Left slots.
     @exclusivity(unchecked) private var left = 0
-    /// `64 - log2(capacity)`: a key's home slot is the top bits of its product with the golden
-    /// ratio.
+    /// `64 - log2(capacity)`, for mixed keys: a key's home slot is then the top bits of its
+    /// product with the golden ratio.
     @exclusivity(unchecked) private var shift: UInt64 = 64
+    /// Whether keys are mixed before they pick their slot. At first they are not: a key's home
+    /// is its low bits, so that keys a store gives out one after the other (row IDs, sequences)
+    /// fill neighbouring slots and a fetch or a release walks the table in order instead of
+    /// missing the cache once an object. Keys that pile up (multiples of a power of two, say)
+    /// make a long probe, and the table turns mixing on for good.
+    @exclusivity(unchecked) private var mixesKeys = false
 
     init(name: Name) {
         self.name = name
@@ -218,8 +224,12 @@ final class KeyTable {
     }
 
     @inline(__always) private func home(of key: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        if mixesKeys { return Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+        return Int(truncatingIfNeeded: key) & (entries.count - 1)
     }
+
+    /// The longest probe an insertion accepts before the table mixes its keys.
+    private static let longestProbe = 48
 
     /// The slot holding `key`, or `nil`.
     private func slot(of key: Int64) -> Int? {
@@ -245,6 +255,7 @@ final class KeyTable {
         let mask = entries.count - 1
         var index = home(of: key)
         var free: Int?
+        var probes = 0
         while true {
             let entry = entries[index]
             guard let object = entry.object else { break }
@@ -254,6 +265,12 @@ final class KeyTable {
                 return Unmanaged<ManagedObject>.fromOpaque(object).takeUnretainedValue()
             }
             index = (index + 1) & mask
+            probes += 1
+        }
+        if probes > Self.longestProbe, !mixesKeys {
+            mixesKeys = true
+            rebuild(toHold: max(count * 2, 16))
+            return try self.object(forKey: key, orInsert: make)
         }
         let object = try make()
         let slot = free ?? index

@@ -117,7 +117,9 @@ import Testing
 
     /// Objects come and go in any order, many times over, with the same keys in two entities and
     /// two stores: every lookup finds exactly the live object of its own store, entity and key.
-    @Test(arguments: [1, 2, 3]) func churnKeepsEveryEntryExact(seed: UInt64) throws {
+    /// Keys one apart, and keys 4,096 apart (which pile up until the table mixes them).
+    @Test(arguments: [(1, 1), (2, 1), (3, 4_096), (4, 4_096)])
+    func churnKeepsEveryEntryExact(seed: UInt64, keyStride: Int64) throws {
         let schema = try Schema([Movie.self, Review.self, Person.self])
         let movie = try #require(schema.entity(named: "Movie"))
         let person = try #require(schema.entity(named: "Person"))
@@ -128,7 +130,7 @@ import Testing
             let entity = step % 2 == 0 ? movie : person
             return ObjectID(
                 entityName: entity.name, storeIdentifier: step % 3 == 0 ? "A" : "B",
-                primaryKey: Int64(step % 700) - 100)
+                primaryKey: (Int64(step % 700) - 100) * keyStride)
         }
         for _ in 0..<20_000 {
             let step = random.next()

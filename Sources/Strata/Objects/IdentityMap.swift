@@ -142,6 +142,9 @@ final class IdentityMap {
         if retained != nil { retained = [:] }
     }
 
+    /// Whether the table of `objectID`'s store and entity mixes its keys (`nil` without one).
+    func mixesKeys(like objectID: ObjectID) -> Bool? { existingTable(for: objectID)?.isMixingKeys }
+
     // MARK: Tables
 
     /// The table of `objectID`'s store and entity, if the map has one.
@@ -228,25 +231,40 @@ final class KeyTable {
         return Int(truncatingIfNeeded: key) & (entries.count - 1)
     }
 
-    /// The longest probe an insertion accepts before the table mixes its keys.
+    var isMixingKeys: Bool { mixesKeys }
+
+    /// The longest probe a lookup or an insertion accepts before the table mixes its keys.
     private static let longestProbe = 48
 
-    /// The slot holding `key`, or `nil`.
-    private func slot(of key: Int64) -> Int? {
-        guard count > 0 else { return nil }
+    /// The slot holding `key`, or `nil`; and how many slots the probe passed.
+    private func slot(of key: Int64) -> (index: Int?, probes: Int) {
+        guard count > 0 else { return (nil, 0) }
         let mask = entries.count - 1
         var index = home(of: key)
+        var probes = 0
         while true {
             let entry = entries[index]
-            guard let object = entry.object else { return nil }
-            if entry.key == key, object != Self.leftMark { return index }
+            guard let object = entry.object else { return (nil, probes) }
+            if entry.key == key, object != Self.leftMark { return (index, probes) }
             index = (index + 1) & mask
+            probes += 1
         }
     }
 
     func object(forKey key: Int64) -> ManagedObject? {
-        guard let index = slot(of: key), let object = entries[index].object else { return nil }
+        let (index, probes) = slot(of: key)
+        // A key outside a run of consecutive ones can have its home inside the run, and walk it
+        // to its end on every lookup (an ID merged into a context holding 1…150,000): mix. Not
+        // in `remove(_:forKey:)`, which runs in `deinit`, perhaps in the middle of an insertion.
+        if probes > Self.longestProbe, !mixesKeys { startMixing() }
+        guard let index, let object = entries[index].object else { return nil }
         return Unmanaged<ManagedObject>.fromOpaque(object).takeUnretainedValue()
+    }
+
+    /// Mixes keys from now on, moving every object to its mixed slot (the capacity stays).
+    private func startMixing() {
+        mixesKeys = true
+        rebuild(toHold: max(count * 2, entries.count * 3 / 4, 16))
     }
 
     /// The object under `key`, or the one `make` returns, stored under it.
@@ -268,8 +286,7 @@ final class KeyTable {
             probes += 1
         }
         if probes > Self.longestProbe, !mixesKeys {
-            mixesKeys = true
-            rebuild(toHold: max(count * 2, 16))
+            startMixing()
             return try self.object(forKey: key, orInsert: make)
         }
         let object = try make()
@@ -288,7 +305,7 @@ final class KeyTable {
 
     /// Empties the slot of `object`, stored under `key`.
     func remove(_ object: ManagedObject, forKey key: Int64) {
-        guard let index = slot(of: key),
+        guard let index = slot(of: key).index,
             entries[index].object == UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
         else { return }
         entries[index].object = Self.leftMark

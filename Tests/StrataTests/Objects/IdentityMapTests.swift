@@ -172,4 +172,21 @@ import Testing
         #expect(map[permanent] == nil)
         #expect(map.values.isEmpty)
     }
+
+    /// Consecutive keys fill neighbouring slots; a key whose home falls inside such a run (a
+    /// lookup of an ID the context does not hold) would walk the run to its end every time, so
+    /// the first such walk makes the table mix its keys, and everything stays found.
+    @Test func aLongLookupMakesTheTableMixItsKeys() throws {
+        let schema = try Schema([Movie.self, Review.self, Person.self])
+        let entity = try #require(schema.entity(named: "Movie"))
+        let map = IdentityMap()
+        func id(_ key: Int64) -> ObjectID { ObjectID(entityName: "Movie", storeIdentifier: "S", primaryKey: key) }
+        let objects = (1...3_000).map { key in
+            map.object(for: id(Int64(key))) { ManagedObject(_storedEntity: entity, objectID: id(Int64(key))) }
+        }
+        #expect(map.mixesKeys(like: id(1)) == false)
+        #expect(map[id(1 << 20 + 5)] == nil)
+        #expect(map.mixesKeys(like: id(1)) == true)
+        for (index, object) in objects.enumerated() { #expect(map[id(Int64(index + 1))] === object) }
+    }
 }

@@ -3,27 +3,6 @@ import StrataTesting
 import Testing
 
 @Suite struct SaveLoopCommandTests {
-    /// Runs `strata` with `arguments`, off Swift's cooperative threads; returns its exit status
-    /// and standard error.
-    private func runStrata(_ arguments: [String]) async throws -> (status: Int32, errorOutput: String) {
-        try await offThePool { try runStrataBlocking(arguments) }
-    }
-
-    private func runStrataBlocking(_ arguments: [String]) throws -> (status: Int32, errorOutput: String) {
-        let executable = try #require(
-            StrataExecutable.locate(), "no `strata` next to the tests in \(StrataExecutable.candidateFolders())")
-        let child = Process()
-        child.executableURL = executable
-        child.arguments = arguments
-        let errorPipe = Pipe()
-        child.standardError = errorPipe
-        child.standardOutput = FileHandle.nullDevice
-        try child.run()
-        let errorOutput = errorPipe.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        return (child.terminationStatus, String(decoding: errorOutput, as: UTF8.self))
-    }
-
     /// A negative count used to be read as an option `-5`, and the message said "Missing value".
     @Test(arguments: [["--batches", "-5"], ["--batches=-5"]])
     func negativeBatchCountIsRefusedWithItsRule(_ batches: [String]) async throws {

@@ -70,11 +70,7 @@ final class IdentityMap {
 
     /// Takes `object` out of the map (it must be registered here).
     private func remove(_ object: ManagedObject) {
-        if let table = object._registryTable {
-            table.takeUnretainedValue().remove(object, forKey: object.objectID.primaryKey ?? 0)
-        } else {
-            temporary[object.objectID] = nil
-        }
+        dropEntry(of: object)
         object._registry = nil
         object._registryTable = nil
         // Last: letting go of the object may release it.
@@ -111,6 +107,11 @@ final class IdentityMap {
 
     /// Called by a registered object as it is released: drops its entry.
     func objectWasReleased(_ object: ManagedObject) {
+        dropEntry(of: object)
+    }
+
+    /// Empties the slot or dictionary entry holding `object`.
+    private func dropEntry(of object: ManagedObject) {
         if let table = object._registryTable {
             table.takeUnretainedValue().remove(object, forKey: object.objectID.primaryKey ?? 0)
         } else if let index = temporary.index(forKey: object.objectID),
@@ -143,7 +144,7 @@ final class IdentityMap {
     }
 
     /// Whether the table of `objectID`'s store and entity mixes its keys (`nil` without one).
-    func mixesKeys(like objectID: ObjectID) -> Bool? { existingTable(for: objectID)?.isMixingKeys }
+    func mixesKeys(like objectID: ObjectID) -> Bool? { existingTable(for: objectID)?.mixesKeys }
 
     // MARK: Tables
 
@@ -214,7 +215,7 @@ final class KeyTable {
     /// fill neighbouring slots and a fetch or a release walks the table in order instead of
     /// missing the cache once an object. Keys that pile up (multiples of a power of two, say)
     /// make a long probe, and the table turns mixing on for good.
-    @exclusivity(unchecked) private var mixesKeys = false
+    @exclusivity(unchecked) private(set) var mixesKeys = false
 
     init(name: Name) {
         self.name = name
@@ -230,8 +231,6 @@ final class KeyTable {
         if mixesKeys { return Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift) }
         return Int(truncatingIfNeeded: key) & (entries.count - 1)
     }
-
-    var isMixingKeys: Bool { mixesKeys }
 
     /// The longest probe a lookup or an insertion accepts before the table mixes its keys.
     private static let longestProbe = 48
